@@ -1,0 +1,114 @@
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <cmath>
+
+#include "version.hpp"
+
+namespace kd {
+namespace {
+
+// CLI11 accepts hexadecimal, surrounding spaces and saturates on overflow;
+// the contract wants plain numbers, so values are checked here, strictly.
+std::optional<long long> parse_integer(const std::string& text) {
+  long long value = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  if (first == last) return std::nullopt;
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || ptr != last) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_seconds(const std::string& text) {
+  double value = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  if (first == last) return std::nullopt;
+  auto [ptr, ec] = std::from_chars(first, last, value, std::chars_format::fixed);
+  if (ec != std::errc() || ptr != last || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::string with_hint(const std::string& message) {
+  return "kernodeck-diagnostic: error: " + message +
+         "\nRun 'kernodeck-diagnostic --help' for usage.";
+}
+
+}  // namespace
+
+std::string device_name(Device device) { return device == Device::Cpu ? "cpu" : "cuda"; }
+
+ParseResult parse_command_line(const std::vector<std::string>& args) {
+  CLI::App app{
+      "Finds the first failing layer of a libtorch installation: loading libtorch, backend and\n"
+      "device, then a tiny real computation on the chosen device, in a worker process with a\n"
+      "time limit. Prints a JSON report on stdout; see README.md for the exit codes.",
+      "kernodeck-diagnostic"};
+  std::string device = "cuda";
+  std::string index_text = "0";
+  std::string timeout_text = "30";
+  std::string output;
+  bool host_check = false;
+  app.add_option("--device", device,
+                 "cuda (default: a GPU is required; ROCm builds also use cuda) or cpu")
+      ->type_name("cuda|cpu");
+  app.add_option("--device-index", index_text, "which visible GPU, default 0")->type_name("N");
+  app.add_option("--timeout", timeout_text,
+                 "limit in seconds for loading, detection and computation, 5 to 120, default 30")
+      ->type_name("SECONDS");
+  app.add_option("--output", output, "also write the report to this new file (never overwritten)")
+      ->type_name("FILE");
+  app.add_flag("--host-check", host_check,
+               "also ask nvidia-smi for the driver version and total memory (informative)");
+  app.set_version_flag("--version", std::string("kernodeck-diagnostic ") + kToolVersion);
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    return InfoRequest{app.help()};
+  } catch (const CLI::CallForVersion& e) {
+    return InfoRequest{e.what()};
+  } catch (const CLI::ParseError& e) {
+    return UsageError{with_hint(e.what())};
+  }
+
+  Options options;
+  if (device == "cpu") {
+    options.device = Device::Cpu;
+  } else if (device == "cuda") {
+    options.device = Device::Cuda;
+  } else if (device == "rocm" || device == "hip") {
+    return UsageError{with_hint("--device " + device +
+                                " is not a device name: ROCm builds of libtorch also use the "
+                                "name 'cuda'; run with --device cuda")};
+  } else {
+    return UsageError{with_hint("--device must be 'cuda' or 'cpu', not '" + device + "'")};
+  }
+
+  auto index = parse_integer(index_text);
+  if (!index) {
+    return UsageError{with_hint("--device-index must be a whole number, not '" + index_text +
+                                "'")};
+  }
+  options.device_index = *index;
+
+  auto timeout = parse_seconds(timeout_text);
+  if (!timeout || *timeout < kMinTimeoutS || *timeout > kMaxTimeoutS) {
+    return UsageError{with_hint("--timeout must be a number of seconds from 5 to 120, not '" +
+                                timeout_text + "'")};
+  }
+  options.timeout_s = *timeout;
+
+  if (app.count("--output") > 0) {
+    if (output.empty()) return UsageError{with_hint("--output needs a file name")};
+    options.output = output;
+  }
+  options.host_check = host_check;
+  return options;
+}
+
+}  // namespace kd

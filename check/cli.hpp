@@ -1,0 +1,41 @@
+// The command line of the check (CONTRACT.md, "Command line"), parsed with
+// CLI11. A usage error is a value here; main() prints it and exits 2.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kd {
+
+enum class Device { Cuda, Cpu };
+
+struct Options {
+  Device device = Device::Cuda;
+  long long device_index = 0;
+  double timeout_s = 30.0;
+  std::optional<std::string> output;
+  bool host_check = false;
+};
+
+inline constexpr double kMinTimeoutS = 5.0;
+inline constexpr double kMaxTimeoutS = 120.0;
+
+// --help or --version: print `text` on stdout and exit 0.
+struct InfoRequest {
+  std::string text;
+};
+
+// Bad arguments: print `message` on stderr and exit 2, nothing on stdout.
+struct UsageError {
+  std::string message;
+};
+
+using ParseResult = std::variant<Options, InfoRequest, UsageError>;
+
+ParseResult parse_command_line(const std::vector<std::string>& args);
+
+std::string device_name(Device device);
+
+}  // namespace kd

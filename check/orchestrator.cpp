@@ -1,0 +1,193 @@
+#include "orchestrator.hpp"
+
+#include <cstdlib>
+
+#include "host_check.hpp"
+#include "output_file.hpp"
+#include "process.hpp"
+#include "report.hpp"
+#include "worker.hpp"
+
+namespace kd {
+namespace {
+
+std::string dirname_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The last non-empty line the worker printed, for a death without a verdict.
+std::string last_line(const std::string& text) {
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return {};
+  size_t start = text.find_last_of('\n', end);
+  start = start == std::string::npos ? 0 : start + 1;
+  return text.substr(start, end - start + 1);
+}
+
+// A passing verdict must be backed by the facts; otherwise the worker is
+// confused, which is a defect of the check.
+bool pass_is_backed(const WorkerFindings& f, const Options& options) {
+  const auto& e = f.execution;
+  std::string expected =
+      options.device == Device::Cpu ? "cpu" : "cuda:" + std::to_string(options.device_index);
+  bool ok = !f.error && e["device"] == expected && e["product_verified"] == true &&
+            e["gradient_verified"] == true && e["loss"].is_number() && e["loss"] == 196;
+  if (options.device == Device::Cuda) {
+    ok = ok && f.outcome == Outcome::GpuCheckPassed && e["synchronized"] == true &&
+         f.pytorch["gpu_available"] == true;
+  } else {
+    ok = ok && f.outcome == Outcome::CpuCheckPassed;
+  }
+  return ok;
+}
+
+struct WorkerVerdict {
+  Outcome outcome;
+  Stage stage;
+  std::optional<ErrorInfo> error;
+  std::string detail;
+  int interrupted = 0;
+};
+
+WorkerVerdict run_worker_process(const Options& options, const std::string& self_exe,
+                                 const std::string& probe_path, WorkerFindings& findings,
+                                 const Sanitizer& sanitizer) {
+  WorkerRequest request{options.device, options.device_index, probe_path};
+  SpawnSpec spec;
+  spec.argv = worker_argv(self_exe, request);
+  spec.event_pipe = true;
+  spec.merge_err_into_out = true;  // libtorch's own chatter, kept for a post-mortem
+  spec.out = CaptureSpec{true, 16 * 1024, true};
+  RunHooks hooks;
+  hooks.on_event_line = [&findings](std::string_view line) { apply_event(findings, line); };
+  RunResult run = run_supervised(spec, deadline_in(options.timeout_s), hooks);
+
+  switch (run.end) {
+    case RunEnd::SpawnFailed:
+      return {Outcome::InternalError, Stage::Import,
+              ErrorInfo{"SpawnFailed", "the worker could not be started: " + run.spawn_error},
+              "", 0};
+    case RunEnd::Interrupted:
+      return {Outcome::WorkerFailed, findings.stage, std::nullopt, "", run.interrupt_signal};
+    case RunEnd::Deadline:
+      return {Outcome::Timeout, findings.stage,
+              ErrorInfo{"Timeout", "no verdict within the time limit; the worker was stopped"},
+              "", 0};
+    case RunEnd::Exited:
+      break;
+  }
+  if (findings.outcome && findings.protocol_problem.empty() && run.status.exited() &&
+      run.status.code == 0) {
+    Outcome outcome = *findings.outcome;
+    Stage stage = findings.outcome_stage.value_or(findings.stage);
+    if (is_pass(outcome)) {
+      if (!pass_is_backed(findings, options)) {
+        return {Outcome::InternalError, Stage::Compute,
+                ErrorInfo{"InconsistentVerdict",
+                          "the worker reported a pass its own facts do not support"},
+                "", 0};
+      }
+      stage = Stage::Complete;
+    }
+    return {outcome, stage, findings.error, "", 0};
+  }
+  // Died, or spoke nonsense: say how, with its last words.
+  std::string how = run.status.describe();
+  std::string message = "the worker " + how;
+  if (!findings.protocol_problem.empty()) {
+    message = "the worker's report was unusable: " + findings.protocol_problem;
+  } else if (findings.outcome) {
+    message = "the worker gave its verdict but then " + how;
+  } else if (run.event_line_overflow) {
+    message = "the worker wrote an oversized event";
+  }
+  std::string words = last_line(run.out.data);
+  if (!words.empty()) message += "; its last output: " + words;
+  return {Outcome::WorkerFailed, findings.stage, ErrorInfo{"WorkerFailed", message},
+          sanitizer.message(how), 0};
+}
+
+}  // namespace
+
+std::string default_probe_path(const std::string& self_exe) {
+  return dirname_of(self_exe) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
+}
+
+CheckRun internal_error_run(const Options& options, const std::string& what) {
+  ReportInput in;
+  in.options = options;
+  in.outcome = Outcome::InternalError;
+  in.error = ErrorInfo{"InternalError", what};
+  ojson report = build_report(in, Sanitizer::for_this_process());
+  return CheckRun{exit_code_of(in.outcome), render_report(report), verdict_line(report), 0};
+}
+
+CheckRun run_check(const Options& options, const std::string& self_exe) {
+  const Sanitizer sanitizer = Sanitizer::for_this_process();
+  ReportInput in;
+  in.options = options;
+
+  std::string probe_path = default_probe_path(self_exe);
+  if (const char* override_path = std::getenv(kProbeOverrideVariable);
+      override_path != nullptr && *override_path != '\0') {
+    probe_path = override_path;
+    in.probe_override = true;
+  }
+
+  auto finish = [&](CheckRun run) -> CheckRun {
+    ojson report = build_report(in, sanitizer);
+    run.exit_code = exit_code_of(in.outcome);
+    if (options.output && in.outcome != Outcome::OutputWriteFailed) {
+      if (int sig = pending_interrupt(); sig != 0) {
+        return CheckRun{1, "", "", sig};  // no file for an interrupted run
+      }
+      in.output_written = true;
+      std::string text = render_report(build_report(in, sanitizer));
+      if (auto problem = write_new_file(*options.output, text)) {
+        in.output_written = false;
+        if (is_pass(in.outcome)) {
+          in.outcome = Outcome::OutputWriteFailed;
+          in.stage = Stage::Output;
+          in.error = ErrorInfo{"OutputError", problem->reason};
+        }
+        report = build_report(in, sanitizer);
+        run.exit_code = exit_code_of(in.outcome);
+      } else {
+        run.report = std::move(text);
+        run.verdict = verdict_line(build_report(in, sanitizer));
+        return run;
+      }
+    }
+    run.report = render_report(report);
+    run.verdict = verdict_line(report);
+    return run;
+  };
+
+  // A destination that cannot work fails before minutes are spent.
+  if (options.output) {
+    if (auto problem = preflight_new_file(*options.output)) {
+      in.outcome = Outcome::OutputWriteFailed;
+      in.stage = Stage::Output;
+      in.error = ErrorInfo{"OutputError", problem->reason};
+      return finish({});
+    }
+  }
+
+  WorkerVerdict verdict = run_worker_process(options, self_exe, probe_path, in.findings, sanitizer);
+  if (verdict.interrupted != 0) return CheckRun{1, "", "", verdict.interrupted};
+  in.outcome = verdict.outcome;
+  in.stage = verdict.stage;
+  in.error = verdict.error;
+  in.detail = verdict.detail;
+
+  if (options.host_check) {
+    int interrupted = 0;
+    in.host = run_host_check(interrupted);
+    if (interrupted != 0) return CheckRun{1, "", "", interrupted};
+  }
+  return finish({});
+}
+
+}  // namespace kd

@@ -1,0 +1,33 @@
+// The parent: everything between a parsed command line and the exit status.
+// Pre-flights the output file, runs the worker under a deadline, classifies
+// how it ended, runs the optional host check, builds and writes the report.
+// Never links libtorch and never touches a GPU driver.
+#pragma once
+
+#include <string>
+
+#include "cli.hpp"
+
+namespace kd {
+
+// Name of the one seam of the conformance suite: a probe module to load
+// instead of the built-in one. A report made through it says so.
+inline constexpr const char* kProbeOverrideVariable = "KERNODECK_PROBE_MODULE";
+
+struct CheckRun {
+  int exit_code = 1;
+  std::string report;    // stdout: the JSON document
+  std::string verdict;   // stderr: one line
+  int die_signal = 0;    // interrupted: end by this signal instead
+};
+
+CheckRun run_check(const Options& options, const std::string& self_exe);
+
+// The run of a check that failed in itself (an exception escaped): still a
+// full report, INTERNAL_ERROR.
+CheckRun internal_error_run(const Options& options, const std::string& what);
+
+// The installed probe module, found relative to the binary.
+std::string default_probe_path(const std::string& self_exe);
+
+}  // namespace kd

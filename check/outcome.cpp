@@ -1,0 +1,79 @@
+#include "outcome.hpp"
+
+#include <array>
+
+namespace kd {
+namespace {
+
+constexpr std::array<OutcomeInfo, 14> kTable{{
+    {Outcome::GpuCheckPassed, "GPU_CHECK_PASSED", 0,
+     "Product and gradient were verified on the chosen GPU.",
+     "Run a small input of your application next."},
+    {Outcome::CpuCheckPassed, "CPU_CHECK_PASSED", 0,
+     "Product and gradient were verified on the CPU only.",
+     "Draw no conclusion about CUDA or ROCm from this result."},
+    {Outcome::InternalError, "INTERNAL_ERROR", 1, "The check itself failed.",
+     "Report this defect of the check with this report."},
+    {Outcome::TorchMissing, "TORCH_MISSING", 3, "libtorch cannot be found by this process.",
+     "Check the library path and the libtorch installation."},
+    {Outcome::TorchImportFailed, "TORCH_IMPORT_FAILED", 4,
+     "libtorch was found but failed to load.",
+     "Check the libtorch package and its dependencies."},
+    {Outcome::GpuBackendAbsent, "GPU_BACKEND_ABSENT", 5,
+     "This libtorch declares neither CUDA nor HIP.",
+     "Install the libtorch build that fits your machine."},
+    {Outcome::GpuUnavailable, "GPU_UNAVAILABLE", 6, "No usable GPU in this process.",
+     "Check device exposure, the driver and permissions."},
+    {Outcome::DeviceIndexInvalid, "DEVICE_INDEX_INVALID", 7,
+     "The device index is outside the visible devices.",
+     "Check device exposure and the index asked."},
+    {Outcome::CheckFailed, "CHECK_FAILED", 8, "The product or the gradient is wrong.",
+     "Read the stage before running the full model."},
+    {Outcome::OutOfMemory, "OUT_OF_MEMORY", 9, "An allocation on the device failed.",
+     "Read the stage before running the full model."},
+    {Outcome::RuntimeError, "RUNTIME_ERROR", 9, "A backend operation failed.",
+     "Read the stage before running the full model."},
+    {Outcome::Timeout, "TIMEOUT", 10, "The check was stopped by its time limit.",
+     "Treat it as a failure and examine the environment."},
+    {Outcome::WorkerFailed, "WORKER_FAILED", 11,
+     "The worker process died or left no usable report.",
+     "Treat it as a failure and examine the environment."},
+    {Outcome::OutputWriteFailed, "OUTPUT_WRITE_FAILED", 12,
+     "The report was not saved where asked.", "Use a new, reachable file name."},
+}};
+
+constexpr std::array<std::string_view, 6> kStages{"import",  "backend", "device",
+                                                  "compute", "output",  "complete"};
+
+}  // namespace
+
+const OutcomeInfo& info(Outcome outcome) {
+  for (const auto& row : kTable) {
+    if (row.outcome == outcome) return row;
+  }
+  return kTable[2];  // unreachable: every enumerator has a row (outcome_test checks it)
+}
+
+std::string_view code_of(Outcome outcome) { return info(outcome).code; }
+int exit_code_of(Outcome outcome) { return info(outcome).exit_code; }
+bool is_pass(Outcome outcome) {
+  return outcome == Outcome::GpuCheckPassed || outcome == Outcome::CpuCheckPassed;
+}
+
+std::optional<Outcome> outcome_from_code(std::string_view code) {
+  for (const auto& row : kTable) {
+    if (row.code == code) return row.outcome;
+  }
+  return std::nullopt;
+}
+
+std::string_view stage_name(Stage stage) { return kStages[static_cast<size_t>(stage)]; }
+
+std::optional<Stage> stage_from_name(std::string_view name) {
+  for (size_t i = 0; i < kStages.size(); ++i) {
+    if (kStages[i] == name) return static_cast<Stage>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace kd

@@ -1,0 +1,51 @@
+// The check's outcomes and their one table: code, exit status, stage and
+// next action, as CONTRACT.md lists them. Everything else refers to an
+// Outcome; only main() turns one into a process exit status.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace kd {
+
+enum class Outcome {
+  GpuCheckPassed,
+  CpuCheckPassed,
+  InternalError,
+  TorchMissing,
+  TorchImportFailed,
+  GpuBackendAbsent,
+  GpuUnavailable,
+  DeviceIndexInvalid,
+  CheckFailed,
+  OutOfMemory,
+  RuntimeError,
+  Timeout,
+  WorkerFailed,
+  OutputWriteFailed,
+};
+
+// Exit status of a usage error; it has no report and so no Outcome.
+inline constexpr int kUsageExitCode = 2;
+
+// The stages in the order they are walked.
+enum class Stage { Import, Backend, Device, Compute, Output, Complete };
+
+struct OutcomeInfo {
+  Outcome outcome;
+  std::string_view code;         // e.g. "GPU_CHECK_PASSED"
+  int exit_code;                 // the process exit status
+  std::string_view meaning;      // what happened, one sentence
+  std::string_view next_action;  // what to do, one sentence
+};
+
+const OutcomeInfo& info(Outcome outcome);
+std::string_view code_of(Outcome outcome);
+int exit_code_of(Outcome outcome);
+bool is_pass(Outcome outcome);
+std::optional<Outcome> outcome_from_code(std::string_view code);
+
+std::string_view stage_name(Stage stage);
+std::optional<Stage> stage_from_name(std::string_view name);
+
+}  // namespace kd

@@ -1,0 +1,209 @@
+// The probe module that links libtorch: answers the worker's questions of
+// probe_abi.h with libtorch's C++ API. Compiled with libtorch's own flags and
+// built against libtorch 1.13 through 2.x, CPU, CUDA or ROCm. Nothing here
+// decides an outcome; every exception stops at this boundary.
+#include <dlfcn.h>
+
+#include <torch/cuda.h>
+#include <torch/types.h>
+#include <torch/version.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+
+#if defined(KD_PROBE_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
+#include <c10/cuda/CUDACachingAllocator.h>
+#define KD_PROBE_CUDA_ALLOCATOR 1
+#elif defined(KD_PROBE_WITH_HIP) && __has_include(<c10/hip/HIPCachingAllocator.h>)
+#include <c10/hip/HIPCachingAllocator.h>
+#define KD_PROBE_HIP_ALLOCATOR 1
+#endif
+
+#include "probe_abi.h"
+
+namespace {
+
+void copy_text(char* dst, size_t capacity, const std::string& src) {
+  size_t n = std::min(capacity - 1, src.size());
+  std::memcpy(dst, src.data(), n);
+  dst[n] = '\0';
+}
+
+void set_error(kd_error* err, const char* type, const std::string& message) {
+  if (err == nullptr) return;
+  copy_text(err->type, sizeof err->type, type);
+  copy_text(err->message, sizeof err->message, message);
+}
+
+// Runs `body`, turning every exception into a status: nothing crosses the C ABI.
+template <typename Body>
+kd_status guarded(kd_error* err, Body&& body) {
+  try {
+    body();
+    return KD_OK;
+  } catch (const c10::OutOfMemoryError& e) {
+    set_error(err, "OutOfMemoryError", e.what_without_backtrace());
+    return KD_OUT_OF_MEMORY;
+  } catch (const c10::Error& e) {
+    set_error(err, "c10::Error", e.what_without_backtrace());
+    return KD_RUNTIME_ERROR;
+  } catch (const std::bad_alloc& e) {
+    set_error(err, "std::bad_alloc", e.what());
+    return KD_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    set_error(err, "std::exception", e.what());
+    return KD_RUNTIME_ERROR;
+  } catch (...) {
+    set_error(err, "unknown", "an exception of unknown type");
+    return KD_RUNTIME_ERROR;
+  }
+}
+
+using BuildOptions = std::map<std::string, std::string>;
+
+// caffe2::GetBuildOptions() is libtorch's record of how it was built (the
+// "Build settings" of torch.__config__.show()). Its header is not shipped
+// everywhere, so it is looked up in the loaded library itself; reading it
+// initialises no GPU driver, unlike at::show_config().
+const BuildOptions* build_options() {
+  Dl_info where{};
+  if (dladdr(reinterpret_cast<void*>(&at::show_config), &where) == 0 ||
+      where.dli_fname == nullptr) {
+    return nullptr;
+  }
+  void* lib = dlopen(where.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (lib == nullptr) return nullptr;
+#if defined(_GLIBCXX_USE_CXX11_ABI) && _GLIBCXX_USE_CXX11_ABI
+  const char* symbol = "_ZN6caffe217GetBuildOptionsB5cxx11Ev";
+#else
+  const char* symbol = "_ZN6caffe217GetBuildOptionsEv";
+#endif
+  using Fn = const BuildOptions& (*)();
+  auto fn = reinterpret_cast<Fn>(dlsym(lib, symbol));
+  const BuildOptions* options = fn != nullptr ? &fn() : nullptr;
+  dlclose(lib);  // RTLD_NOLOAD took a reference; the library stays loaded
+  return options;
+}
+
+std::string option(const BuildOptions* options, const char* key) {
+  if (options == nullptr) return {};
+  auto it = options->find(key);
+  return it == options->end() ? std::string() : it->second;
+}
+
+bool is_on(const std::string& value) {
+  return value == "ON" || value == "1" || value == "TRUE" || value == "True" || value == "on";
+}
+
+kd_status library_info(kd_library_info* out, kd_error* err) {
+  return guarded(err, [&] {
+    *out = kd_library_info{};
+    const BuildOptions* options = build_options();
+    std::string version = option(options, "TORCH_VERSION");
+    // Without the build record, the headers this probe was built with
+    // describe the library the loader accepted for it.
+    if (version.empty()) version = TORCH_VERSION;
+    copy_text(out->version, sizeof out->version, version);
+
+    bool rocm = is_on(option(options, "USE_ROCM"));
+    std::string cuda = option(options, "CUDA_VERSION");
+    bool cuda_built = !cuda.empty() || is_on(option(options, "USE_CUDA"));
+    if (options == nullptr) {
+#if defined(KD_PROBE_WITH_HIP)
+      rocm = true;
+#elif defined(KD_PROBE_WITH_CUDA)
+      cuda_built = true;
+#endif
+    }
+    if (rocm) {
+      out->backend = KD_BACKEND_ROCM;
+      std::string hip = option(options, "ROCM_VERSION");
+      if (hip.empty()) hip = option(options, "HIP_VERSION");
+      copy_text(out->hip_version, sizeof out->hip_version, hip.empty() ? "unknown" : hip);
+    } else if (cuda_built) {
+      out->backend = KD_BACKEND_CUDA;
+      copy_text(out->cuda_version, sizeof out->cuda_version, cuda.empty() ? "unknown" : cuda);
+    } else {
+      out->backend = KD_BACKEND_NONE;
+    }
+  });
+}
+
+kd_status gpu_info(kd_gpu_info* out, kd_error* err) {
+  return guarded(err, [&] {
+    out->device_count = static_cast<long long>(torch::cuda::device_count());
+    out->available = torch::cuda::is_available() ? 1 : 0;
+  });
+}
+
+torch::Device target_device(int kind, long long index) {
+  if (kind == KD_DEVICE_CUDA) {
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+  }
+  return torch::Device(torch::kCPU);
+}
+
+kd_status init_device(int kind, long long index, kd_error* err) {
+  return guarded(err, [&] {
+    auto options = torch::TensorOptions().dtype(torch::kFloat32).device(target_device(kind, index));
+    auto t = torch::zeros({1}, options);
+    if (kind == KD_DEVICE_CUDA) torch::cuda::synchronize(index);
+    (void)t;
+  });
+}
+
+void read_matrix(const at::Tensor& t, float (&out)[4]) {
+  at::Tensor cpu = t.detach().to(torch::kCPU).contiguous();
+  const float* data = cpu.data_ptr<float>();
+  for (int i = 0; i < 4; ++i) out[i] = data[i];
+}
+
+kd_status compute(int kind, long long index, kd_compute_result* out, kd_error* err) {
+  return guarded(err, [&] {
+    *out = kd_compute_result{};
+    auto options = torch::TensorOptions().dtype(torch::kFloat32).device(target_device(kind, index));
+    at::Tensor a = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}, options).reshape({2, 2});
+    a.requires_grad_(true);
+    at::Tensor b = torch::tensor({2.0f, 0.0f, 0.0f, 1.0f}, options).reshape({2, 2});
+    at::Tensor p = at::matmul(a, b);
+    at::Tensor loss = p.sum().pow(2);
+    loss.backward();
+    if (kind == KD_DEVICE_CUDA) {
+      torch::cuda::synchronize(index);
+      out->synchronized = 1;
+    }
+    read_matrix(p, out->product);
+    read_matrix(a.grad(), out->gradient);
+    out->loss = loss.detach().to(torch::kCPU).item<float>();
+  });
+}
+
+kd_status memory(long long index, kd_memory_info* out, kd_error* err) {
+  return guarded(err, [&] {
+    out->allocated_bytes = -1;
+    out->reserved_bytes = -1;
+#if defined(KD_PROBE_CUDA_ALLOCATOR)
+    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(
+        static_cast<c10::DeviceIndex>(index));
+    // Index 0 is StatType::AGGREGATE in every release.
+    out->allocated_bytes = static_cast<long long>(stats.allocated_bytes[0].current);
+    out->reserved_bytes = static_cast<long long>(stats.reserved_bytes[0].current);
+#elif defined(KD_PROBE_HIP_ALLOCATOR)
+    auto stats = c10::hip::HIPCachingAllocator::getDeviceStats(
+        static_cast<c10::DeviceIndex>(index));
+    out->allocated_bytes = static_cast<long long>(stats.allocated_bytes[0].current);
+    out->reserved_bytes = static_cast<long long>(stats.reserved_bytes[0].current);
+#else
+    (void)index;
+#endif
+  });
+}
+
+const kd_probe kProbe = {KD_PROBE_ABI_VERSION, library_info, gpu_info, init_device, compute, memory};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const kd_probe* kernodeck_probe_v1(void) {
+  return &kProbe;
+}

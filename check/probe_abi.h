@@ -1,0 +1,86 @@
+/* The C interface between the worker and a probe module.
+ *
+ * A probe module is a shared library that alone links libtorch (or, for the
+ * conformance suite, a fault-injecting stand-in). The worker loads it with
+ * dlopen and asks for the symbol KD_PROBE_ENTRY_SYMBOL. Only C types cross this
+ * boundary, so the probe can be compiled with libtorch's own flags (C++ ABI,
+ * standard) while the rest of the check uses the project's.
+ *
+ * Every call returns a kd_status and never lets an exception escape. Text
+ * fields are NUL-terminated and truncated to their buffer. Deciding what the
+ * answers mean (which outcome, whether the numbers are right) is the worker's
+ * job, not the probe's: a probe only reports what the library says. */
+#ifndef KERNODECK_PROBE_ABI_H
+#define KERNODECK_PROBE_ABI_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KD_PROBE_ABI_VERSION 1u
+#define KD_PROBE_ENTRY_SYMBOL "kernodeck_probe_v1"
+
+typedef enum kd_status {
+  KD_OK = 0,
+  KD_OUT_OF_MEMORY = 1, /* an allocation failed */
+  KD_RUNTIME_ERROR = 2  /* any other error raised by the library */
+} kd_status;
+
+typedef enum kd_backend {
+  KD_BACKEND_NONE = 0, /* built without CUDA or HIP */
+  KD_BACKEND_CUDA = 1,
+  KD_BACKEND_ROCM = 2
+} kd_backend;
+
+typedef enum kd_device_kind { KD_DEVICE_CPU = 0, KD_DEVICE_CUDA = 1 } kd_device_kind;
+
+typedef struct kd_error {
+  char type[64];     /* e.g. "c10::Error" */
+  char message[512]; /* first line of the library's message */
+} kd_error;
+
+typedef struct kd_library_info {
+  char version[64];      /* the loaded library's version, "" if unknown */
+  char cuda_version[32]; /* CUDA version it was built with, "" if none */
+  char hip_version[64];  /* HIP/ROCm version it was built with, "" if none */
+  int backend;           /* a kd_backend */
+} kd_library_info;
+
+typedef struct kd_gpu_info {
+  int available;           /* 1 if the library can use a GPU in this process */
+  long long device_count;  /* GPUs visible to this process */
+} kd_gpu_info;
+
+typedef struct kd_compute_result {
+  float product[4];  /* a @ b, row-major */
+  float gradient[4]; /* d loss / d a, row-major */
+  float loss;        /* (sum of the product)^2 */
+  int synchronized;  /* 1 if the device was synchronized before reading */
+} kd_compute_result;
+
+typedef struct kd_memory_info {
+  long long allocated_bytes; /* -1 if unknown */
+  long long reserved_bytes;  /* -1 if unknown */
+} kd_memory_info;
+
+typedef struct kd_probe {
+  unsigned abi_version; /* KD_PROBE_ABI_VERSION */
+  /* What the library is: versions and the declared backend. Touches no driver. */
+  kd_status (*library_info)(kd_library_info* out, kd_error* err);
+  /* Whether a GPU is usable and how many are visible. Initialises the driver. */
+  kd_status (*gpu_info)(kd_gpu_info* out, kd_error* err);
+  /* Starts the device (context creation, first allocation). */
+  kd_status (*init_device)(int device_kind, long long index, kd_error* err);
+  /* The fixed computation of the contract on the device. */
+  kd_status (*compute)(int device_kind, long long index, kd_compute_result* out, kd_error* err);
+  /* The GPU allocator's counters after the computation. */
+  kd_status (*memory)(long long index, kd_memory_info* out, kd_error* err);
+} kd_probe;
+
+typedef const kd_probe* (*kd_probe_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,209 @@
+#include "protocol.hpp"
+
+#include <cmath>
+
+namespace kd {
+namespace {
+
+using nlohmann::json;
+
+bool is_nonneg_number(const json& v) { return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0; }
+bool is_count(const json& v) { return v.is_number_integer() && v.get<long long>() >= 0; }
+
+// One allowed key: its type check.
+struct Field {
+  const char* name;
+  bool (*valid)(const json&);
+};
+
+bool is_string(const json& v) { return v.is_string(); }
+bool is_bool(const json& v) { return v.is_boolean(); }
+bool is_number(const json& v) { return v.is_number(); }
+bool is_backend(const json& v) {
+  return v.is_string() && (v == "cuda" || v == "rocm" || v == "none");
+}
+bool is_device(const json& v) {
+  if (!v.is_string()) return false;
+  const auto& s = v.get_ref<const std::string&>();
+  if (s == "cpu") return true;
+  if (s.rfind("cuda:", 0) != 0 || s.size() == 5 || s.size() > 24) return false;
+  for (size_t i = 5; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+constexpr Field kPytorchFields[] = {
+    {"version", is_string},          {"cuda", is_string},
+    {"hip", is_string},              {"backend", is_backend},
+    {"gpu_available", is_bool},      {"visible_device_count", is_count},
+};
+constexpr Field kExecutionFields[] = {
+    {"device", is_device},       {"product_verified", is_bool}, {"gradient_verified", is_bool},
+    {"loss", is_number},         {"synchronized", is_bool},
+};
+constexpr Field kTimingFields[] = {
+    {"load", is_nonneg_number}, {"device_init", is_nonneg_number}, {"compute", is_nonneg_number}};
+constexpr Field kMemoryFields[] = {{"allocated_bytes", is_count}, {"reserved_bytes", is_count}};
+
+template <size_t N>
+bool merge_fields(ojson& target, const json& source, const Field (&fields)[N],
+                  std::string& problem) {
+  if (!source.is_object()) {
+    problem = "a facts section is not an object";
+    return false;
+  }
+  for (const auto& [key, value] : source.items()) {
+    bool known = false;
+    for (const auto& f : fields) {
+      if (key != f.name) continue;
+      known = true;
+      if (!value.is_null() && !f.valid(value)) {
+        problem = "fact '" + key + "' has the wrong type";
+        return false;
+      }
+      target[f.name] = value;
+    }
+    if (!known) {
+      problem = "unknown fact '" + key + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+void merge_execution(WorkerFindings& f, const json& source) {
+  if (!source.is_object()) {
+    f.protocol_problem = "execution facts are not an object";
+    return;
+  }
+  for (const auto& [key, value] : source.items()) {
+    if (key == "timings_ms") {
+      merge_fields(f.execution["timings_ms"], value, kTimingFields, f.protocol_problem);
+    } else if (key == "memory") {
+      if (value.is_null()) {
+        f.execution["memory"] = nullptr;
+      } else {
+        ojson memory = {{"allocated_bytes", nullptr}, {"reserved_bytes", nullptr}};
+        if (merge_fields(memory, value, kMemoryFields, f.protocol_problem)) {
+          f.execution["memory"] = memory;
+        }
+      }
+    } else {
+      merge_fields(f.execution, json{{key, value}}, kExecutionFields, f.protocol_problem);
+    }
+    if (!f.protocol_problem.empty()) return;
+  }
+}
+
+}  // namespace
+
+ojson pytorch_skeleton() {
+  return {{"version", nullptr},       {"cuda", nullptr},          {"hip", nullptr},
+          {"backend", nullptr},       {"gpu_available", nullptr}, {"visible_device_count", nullptr}};
+}
+
+ojson execution_skeleton() {
+  return {{"device", nullptr},
+          {"product_verified", nullptr},
+          {"gradient_verified", nullptr},
+          {"loss", nullptr},
+          {"synchronized", nullptr},
+          {"timings_ms", {{"load", nullptr}, {"device_init", nullptr}, {"compute", nullptr}}},
+          {"memory", nullptr}};
+}
+
+void apply_event(WorkerFindings& f, std::string_view line) {
+  json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  auto note = [&f](const std::string& problem) {
+    if (f.protocol_problem.empty()) f.protocol_problem = problem;
+  };
+  if (!event.is_object() || !event.contains("event") || !event["event"].is_string()) {
+    note("an event line is not a JSON event");
+    return;
+  }
+  if (f.outcome) {
+    note("an event came after the outcome");
+    return;
+  }
+  const std::string kind = event["event"];
+  if (kind == "stage") {
+    auto stage = event.contains("stage") && event["stage"].is_string()
+                     ? stage_from_name(event["stage"].get<std::string>())
+                     : std::nullopt;
+    if (!stage || *stage < f.stage || *stage > Stage::Compute) {
+      note("a stage event names no worker stage in order");
+      return;
+    }
+    f.stage = *stage;
+  } else if (kind == "facts") {
+    for (const auto& [key, value] : event.items()) {
+      if (key == "event") continue;
+      std::string problem;
+      if (key == "pytorch") {
+        merge_fields(f.pytorch, value, kPytorchFields, problem);
+        if (!problem.empty()) note(problem);
+      } else if (key == "execution") {
+        merge_execution(f, value);
+      } else {
+        note("unknown facts section '" + key + "'");
+      }
+    }
+  } else if (kind == "outcome") {
+    auto outcome = event.contains("code") && event["code"].is_string()
+                       ? outcome_from_code(event["code"].get<std::string>())
+                       : std::nullopt;
+    // The parent alone decides these three.
+    if (!outcome || *outcome == Outcome::Timeout || *outcome == Outcome::WorkerFailed ||
+        *outcome == Outcome::OutputWriteFailed) {
+      note("the outcome event names no outcome a worker may give");
+      return;
+    }
+    std::optional<Stage> stage;
+    if (event.contains("stage") && event["stage"].is_string()) {
+      stage = stage_from_name(event["stage"].get<std::string>());
+    }
+    if (!stage || *stage > Stage::Compute) {
+      if (!is_pass(*outcome)) {
+        note("the outcome event names no stage");
+        return;
+      }
+    }
+    std::optional<ErrorInfo> error;
+    if (event.contains("error") && event["error"].is_object()) {
+      const auto& e = event["error"];
+      error = ErrorInfo{e.value("type", std::string("error")), e.value("message", std::string())};
+    } else if (event.contains("error") && !event["error"].is_null()) {
+      note("the outcome's error is malformed");
+      return;
+    }
+    f.outcome = outcome;
+    f.outcome_stage = stage;
+    f.error = error;
+  } else {
+    note("unknown event '" + kind + "'");
+  }
+}
+
+std::string stage_event(Stage stage) {
+  return json{{"event", "stage"}, {"stage", stage_name(stage)}}.dump();
+}
+
+std::string facts_event(std::string_view section, const ojson& values) {
+  ojson event{{"event", "facts"}};
+  event[std::string(section)] = values;
+  return event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string outcome_event(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error) {
+  ojson event{{"event", "outcome"}, {"code", code_of(outcome)}, {"stage", stage_name(stage)}};
+  if (error) {
+    event["error"] = {{"type", error->type}, {"message", error->message}};
+  } else {
+    event["error"] = nullptr;
+  }
+  // Invalid UTF-8 from a library message must not abort the worker.
+  return event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace kd

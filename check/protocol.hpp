@@ -1,0 +1,53 @@
+// What the worker tells the parent, as JSON lines on the worker's fd 3:
+//
+//   {"event":"stage","stage":"device"}            entering a stage
+//   {"event":"facts","pytorch":{...}}             facts as soon as known
+//   {"event":"facts","execution":{...}}
+//   {"event":"outcome","code":"CHECK_FAILED","stage":"compute",
+//    "error":{"type":"...","message":"..."}}      the verdict, last
+//
+// The parent keeps only the keys the report has, with the types it expects,
+// so neither a confused worker nor a fixture can put anything else in a report.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "outcome.hpp"
+
+namespace kd {
+
+using ojson = nlohmann::ordered_json;
+
+struct ErrorInfo {
+  std::string type;
+  std::string message;
+};
+
+// The report's `pytorch` and `execution` objects with every key null.
+ojson pytorch_skeleton();
+ojson execution_skeleton();
+
+struct WorkerFindings {
+  Stage stage = Stage::Import;  // the last stage the worker entered
+  ojson pytorch = pytorch_skeleton();
+  ojson execution = execution_skeleton();
+  std::optional<Outcome> outcome;
+  std::optional<Stage> outcome_stage;
+  std::optional<ErrorInfo> error;
+  std::string protocol_problem;  // first malformed event, if any
+};
+
+// Parent side: folds one line into the findings; a malformed line is noted
+// in protocol_problem and otherwise ignored.
+void apply_event(WorkerFindings& findings, std::string_view line);
+
+// Worker side: the lines, built here so both ends share one definition.
+std::string stage_event(Stage stage);
+std::string facts_event(std::string_view section, const ojson& values);
+std::string outcome_event(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error);
+
+}  // namespace kd

@@ -1,0 +1,165 @@
+#include "report.hpp"
+
+#include <sys/utsname.h>
+
+#include <cmath>
+
+#include "version.hpp"
+
+namespace kd {
+namespace {
+
+ojson null_or(const std::optional<std::string>& s) {
+  return s ? ojson(*s) : ojson(nullptr);
+}
+
+// Versions come from the library and the driver: keep them only as tokens.
+void clean_tokens(ojson& object, std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    auto& v = object[key];
+    if (v.is_string()) {
+      std::string t = Sanitizer::token(v.get<std::string>());
+      v = t.empty() ? ojson(nullptr) : ojson(t);
+    }
+  }
+}
+
+ojson timeout_value(double seconds) {
+  if (std::floor(seconds) == seconds) return static_cast<long long>(seconds);
+  return seconds;
+}
+
+std::string compiler_name() {
+#if defined(__clang__)
+  return "Clang " + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__) +
+         "." + std::to_string(__clang_patchlevel__);
+#elif defined(__GNUC__)
+  return "GCC " + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
+         std::to_string(__GNUC_PATCHLEVEL__);
+#else
+  return "unknown";
+#endif
+}
+
+ojson runtime_section() {
+  utsname u{};
+  ojson os_family = nullptr, arch = nullptr;
+  if (uname(&u) == 0) {
+    os_family = u.sysname;  // "Linux"; the release and node name stay out
+    arch = u.machine;
+  }
+  return {{"os_family", os_family},
+          {"arch", arch},
+          {"check_build",
+           {{"compiler", compiler_name()},
+            {"cxx_standard", "C++" + std::to_string(__cplusplus / 100 % 100)},
+            {"build_type", KERNODECK_BUILD_TYPE}}}};
+}
+
+std::string seconds_text(double s) {
+  ojson v = timeout_value(s);
+  return v.dump();
+}
+
+}  // namespace
+
+std::string compose_message(const ReportInput& in) {
+  const OutcomeInfo& row = info(in.outcome);
+  std::string what;
+  switch (in.outcome) {
+    case Outcome::GpuCheckPassed: {
+      std::string device = in.findings.execution["device"].is_string()
+                               ? in.findings.execution["device"].get<std::string>()
+                               : "the GPU";
+      what = "Product and gradient were verified on " + device + ".";
+      break;
+    }
+    case Outcome::Timeout:
+      what = "The check was stopped by its " + seconds_text(in.options.timeout_s) +
+             " s time limit during the " + std::string(stage_name(in.stage)) + " stage.";
+      break;
+    case Outcome::WorkerFailed:
+      what = "The worker process died or left no usable report during the " +
+             std::string(stage_name(in.stage)) + " stage.";
+      break;
+    default:
+      what = std::string(row.meaning);
+      break;
+  }
+  if (!in.detail.empty()) what.insert(what.size() - 1, " (" + in.detail + ")");
+  std::string message = what + " " + std::string(row.next_action);
+  if (in.probe_override) {
+    message = "[fault-injection probe, not a real check] " + message;
+  }
+  return message;
+}
+
+ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
+  const OutcomeInfo& row = info(in.outcome);
+  ojson pytorch = in.findings.pytorch;
+  clean_tokens(pytorch, {"version", "cuda", "hip"});
+  ojson execution = in.findings.execution;
+  if (in.options.device == Device::Cpu) {
+    // CPU mode asks nothing of the GPU driver: these stay "not asked".
+    pytorch["gpu_available"] = nullptr;
+    pytorch["visible_device_count"] = nullptr;
+  }
+
+  ojson host = nullptr;
+  if (in.options.host_check) {
+    HostCheckResult h = in.host.value_or(HostCheckResult{"failed", {}, {}});
+    std::optional<std::string> driver;
+    if (h.driver_version) {
+      std::string t = Sanitizer::token(*h.driver_version);
+      if (!t.empty()) driver = t;
+    }
+    host = {{"tool", "nvidia-smi"},
+            {"status", h.status},
+            {"driver_version", null_or(driver)},
+            {"memory_total_mib",
+             h.memory_total_mib ? ojson(*h.memory_total_mib) : ojson(nullptr)}};
+  }
+
+  ojson error = nullptr;
+  if (in.error) {
+    std::string type = sanitizer.message(in.error->type);
+    if (type.size() > 64) type.resize(64);
+    error = {{"type", type}, {"message", sanitizer.message(in.error->message)}};
+  }
+
+  return {
+      {"schema_version", 1},
+      {"tool",
+       {{"name", kToolName},
+        {"version", kToolVersion},
+        {"probe", in.probe_override ? "override" : "libtorch"}}},
+      {"status", is_pass(in.outcome) ? "passed" : "failed"},
+      {"code", row.code},
+      {"exit_code", row.exit_code},
+      {"stage", stage_name(in.stage)},
+      {"message", compose_message(in)},
+      {"requested",
+       {{"device", device_name(in.options.device)},
+        {"device_index", in.options.device_index},
+        {"timeout_s", timeout_value(in.options.timeout_s)},
+        {"host_check", in.options.host_check}}},
+      {"runtime", runtime_section()},
+      {"pytorch", pytorch},
+      {"execution", execution},
+      {"host", host},
+      {"output", {{"requested", in.options.output.has_value()}, {"written", in.output_written}}},
+      {"error", error},
+  };
+}
+
+std::string render_report(const ojson& report) {
+  return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string verdict_line(const ojson& report) {
+  return std::string(kToolName) + ": " + report["code"].get<std::string>() + " (exit " +
+         std::to_string(report["exit_code"].get<int>()) + ", stage " +
+         report["stage"].get<std::string>() + "): " + report["message"].get<std::string>();
+}
+
+}  // namespace kd

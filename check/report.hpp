@@ -1,0 +1,44 @@
+// Builds the report of CONTRACT.md ("The report") from what the parent
+// learned, and renders it: the same bytes go to stdout and to the file.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cli.hpp"
+#include "outcome.hpp"
+#include "protocol.hpp"
+#include "sanitize.hpp"
+
+namespace kd {
+
+struct HostCheckResult {
+  std::string status;  // ok, not_found, timeout, failed
+  std::optional<std::string> driver_version;
+  std::optional<long long> memory_total_mib;
+};
+
+struct ReportInput {
+  Options options;
+  Outcome outcome = Outcome::InternalError;
+  Stage stage = Stage::Import;
+  WorkerFindings findings;  // pytorch and execution as far as reached
+  std::optional<ErrorInfo> error;
+  std::optional<HostCheckResult> host;
+  bool output_written = false;
+  bool probe_override = false;  // a probe module named by KERNODECK_PROBE_MODULE
+  std::string detail;  // what the message adds to the meaning; already sanitized
+};
+
+// "what happened. next action." for the report's `message`.
+std::string compose_message(const ReportInput& input);
+
+ojson build_report(const ReportInput& input, const Sanitizer& sanitizer);
+
+// Two-space indented JSON and a final newline.
+std::string render_report(const ojson& report);
+
+// The one-line verdict for stderr, from a built report.
+std::string verdict_line(const ojson& report);
+
+}  // namespace kd

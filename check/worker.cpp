@@ -1,0 +1,305 @@
+#include "worker.hpp"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "loader_error.hpp"
+#include "protocol.hpp"
+
+namespace kd {
+namespace {
+
+constexpr float kProduct[4] = {2, 2, 6, 4};
+constexpr float kGradient[4] = {56, 28, 56, 28};
+constexpr float kLoss = 196;
+
+using Ms = std::chrono::duration<double, std::milli>;
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  double ms = Ms(std::chrono::steady_clock::now() - start).count();
+  return std::round(ms * 1000.0) / 1000.0;
+}
+
+std::string matrix_text(const float (&m)[4]) {
+  std::ostringstream s;
+  s << "[[" << m[0] << "," << m[1] << "],[" << m[2] << "," << m[3] << "]]";
+  return s.str();
+}
+
+bool matches(const float (&got)[4], const float (&want)[4]) {
+  for (int i = 0; i < 4; ++i) {
+    // Exact: NaN compares unequal, inf differs from every expected value.
+    if (!(got[i] == want[i])) return false;
+  }
+  return true;
+}
+
+// Copies a C string of a probe that might not be terminated.
+std::string bounded(const char* text, size_t capacity) {
+  return std::string(text, strnlen(text, capacity));
+}
+
+class Stages {
+ public:
+  explicit Stages(const EventSink& sink) : sink_(sink) {}
+
+  void enter(Stage stage) {
+    stage_ = stage;
+    sink_(stage_event(stage));
+  }
+  void facts(std::string_view section, const ojson& values) { sink_(facts_event(section, values)); }
+  void finish(Outcome outcome, std::optional<ErrorInfo> error = std::nullopt) {
+    finish_at(outcome, stage_, std::move(error));
+  }
+  void finish_at(Outcome outcome, Stage stage, std::optional<ErrorInfo> error) {
+    sink_(outcome_event(outcome, stage, error));
+  }
+  // A probe call that failed: OUT_OF_MEMORY or RUNTIME_ERROR at this stage.
+  void finish_probe_error(kd_status status, const kd_error& err) {
+    Outcome outcome = status == KD_OUT_OF_MEMORY ? Outcome::OutOfMemory : Outcome::RuntimeError;
+    finish(outcome, ErrorInfo{bounded(err.type, sizeof err.type),
+                              bounded(err.message, sizeof err.message)});
+  }
+
+ private:
+  const EventSink& sink_;
+  Stage stage_ = Stage::Import;
+};
+
+std::string device_label(const WorkerRequest& r) {
+  return r.device == Device::Cpu ? "cpu" : "cuda:" + std::to_string(r.index);
+}
+
+ojson text_or_null(const char* text, size_t capacity) {
+  std::string s = bounded(text, capacity);
+  return s.empty() ? ojson(nullptr) : ojson(s);
+}
+
+void write_line(int fd, const std::string& line) {
+  std::string data = line + "\n";
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(70);  // the parent is gone: nothing left to tell
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> worker_argv(const std::string& self_exe, const WorkerRequest& r) {
+  return {self_exe, std::string(kWorkerArg), device_name(r.device), std::to_string(r.index),
+          r.probe_path};
+}
+
+bool parse_worker_argv(const std::vector<std::string>& args, WorkerRequest& r) {
+  if (args.size() != 4 || args[0] != kWorkerArg) return false;
+  if (args[1] == "cpu") {
+    r.device = Device::Cpu;
+  } else if (args[1] == "cuda") {
+    r.device = Device::Cuda;
+  } else {
+    return false;
+  }
+  const std::string& idx = args[2];
+  auto [ptr, ec] = std::from_chars(idx.data(), idx.data() + idx.size(), r.index);
+  if (ec != std::errc() || ptr != idx.data() + idx.size()) return false;
+  r.probe_path = args[3];
+  return !r.probe_path.empty();
+}
+
+Verification verify(const kd_compute_result& r) {
+  Verification v;
+  v.product_ok = matches(r.product, kProduct);
+  v.gradient_ok = matches(r.gradient, kGradient);
+  v.loss_ok = r.loss == kLoss;
+  if (!v.product_ok) {
+    v.problem = "product " + matrix_text(r.product) + " differs from the expected " +
+                matrix_text(kProduct);
+  } else if (!v.loss_ok) {
+    std::ostringstream s;
+    s << "loss " << r.loss << " differs from the expected 196";
+    v.problem = s.str();
+  } else if (!v.gradient_ok) {
+    v.problem = "gradient " + matrix_text(r.gradient) + " differs from the expected " +
+                matrix_text(kGradient);
+  }
+  return v;
+}
+
+void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink) {
+  Stages s(sink);
+  const bool gpu = request.device == Device::Cuda;
+
+  // backend: what the library is, without touching a driver.
+  s.enter(Stage::Backend);
+  kd_library_info lib{};
+  kd_error err{};
+  if (kd_status st = probe.library_info(&lib, &err); st != KD_OK) {
+    // libtorch loaded but cannot describe itself: it is not usable.
+    s.finish_at(Outcome::TorchImportFailed, Stage::Import,
+                ErrorInfo{bounded(err.type, sizeof err.type),
+                          bounded(err.message, sizeof err.message)});
+    return;
+  }
+  const char* backend = lib.backend == KD_BACKEND_CUDA   ? "cuda"
+                        : lib.backend == KD_BACKEND_ROCM ? "rocm"
+                                                         : "none";
+  s.facts("pytorch", {{"version", text_or_null(lib.version, sizeof lib.version)},
+                      {"cuda", text_or_null(lib.cuda_version, sizeof lib.cuda_version)},
+                      {"hip", text_or_null(lib.hip_version, sizeof lib.hip_version)},
+                      {"backend", backend}});
+  if (gpu && lib.backend == KD_BACKEND_NONE) {
+    s.finish(Outcome::GpuBackendAbsent,
+             ErrorInfo{"GpuBackendAbsent", "libtorch " + bounded(lib.version, sizeof lib.version) +
+                                               " was built with neither CUDA nor HIP"});
+    return;
+  }
+
+  // device: availability, the index, then starting the device.
+  s.enter(Stage::Device);
+  auto device_start = std::chrono::steady_clock::now();
+  if (gpu) {
+    kd_gpu_info g{};
+    if (kd_status st = probe.gpu_info(&g, &err); st != KD_OK) {
+      s.finish_probe_error(st, err);
+      return;
+    }
+    s.facts("pytorch", {{"gpu_available", g.available != 0},
+                        {"visible_device_count", std::max(0LL, g.device_count)}});
+    if (g.available == 0 || g.device_count <= 0) {
+      s.finish(Outcome::GpuUnavailable,
+               ErrorInfo{"GpuUnavailable", std::string("libtorch reports the GPU ") +
+                                               (g.available != 0 ? "available" : "unavailable") +
+                                               " with " + std::to_string(std::max(0LL, g.device_count)) +
+                                               " visible device(s)"});
+      return;
+    }
+    if (request.index < 0 || request.index >= g.device_count) {
+      s.finish(Outcome::DeviceIndexInvalid,
+               ErrorInfo{"DeviceIndexInvalid", "device index " + std::to_string(request.index) +
+                                                   " is outside the " +
+                                                   std::to_string(g.device_count) +
+                                                   " visible device(s)"});
+      return;
+    }
+  }
+  const int kind = gpu ? KD_DEVICE_CUDA : KD_DEVICE_CPU;
+  kd_status init = probe.init_device(kind, request.index, &err);
+  s.facts("execution", {{"timings_ms", {{"device_init", ms_since(device_start)}}}});
+  if (init != KD_OK) {
+    s.finish_probe_error(init, err);
+    return;
+  }
+
+  // compute: the fixed computation, verified here.
+  s.enter(Stage::Compute);
+  auto compute_start = std::chrono::steady_clock::now();
+  kd_compute_result r{};
+  kd_status st = probe.compute(kind, request.index, &r, &err);
+  if (st != KD_OK) {
+    s.facts("execution", {{"timings_ms", {{"compute", ms_since(compute_start)}}}});
+    s.finish_probe_error(st, err);
+    return;
+  }
+  Verification v = verify(r);
+  ojson memory = nullptr;
+  if (gpu) {
+    kd_memory_info m{-1, -1};
+    kd_error ignored{};
+    // Informative: a failure to read the counters leaves them null.
+    if (probe.memory(request.index, &m, &ignored) == KD_OK) {
+      memory = {{"allocated_bytes", m.allocated_bytes >= 0 ? ojson(m.allocated_bytes) : ojson()},
+                {"reserved_bytes", m.reserved_bytes >= 0 ? ojson(m.reserved_bytes) : ojson()}};
+    } else {
+      memory = {{"allocated_bytes", nullptr}, {"reserved_bytes", nullptr}};
+    }
+  }
+  ojson loss = std::isfinite(r.loss) ? ojson(static_cast<double>(r.loss)) : ojson(nullptr);
+  s.facts("execution", {{"device", device_label(request)},
+                        {"product_verified", v.product_ok},
+                        {"gradient_verified", v.gradient_ok},
+                        {"loss", loss},
+                        {"synchronized", gpu ? ojson(r.synchronized != 0) : ojson(nullptr)},
+                        {"timings_ms", {{"compute", ms_since(compute_start)}}},
+                        {"memory", memory}});
+  if (!v.product_ok || !v.gradient_ok || !v.loss_ok) {
+    s.finish(Outcome::CheckFailed, ErrorInfo{"CheckMismatch", v.problem});
+    return;
+  }
+  if (gpu && r.synchronized == 0) {
+    s.finish(Outcome::CheckFailed,
+             ErrorInfo{"NotSynchronized", "results were read without synchronizing the device"});
+    return;
+  }
+  s.finish(gpu ? Outcome::GpuCheckPassed : Outcome::CpuCheckPassed);
+}
+
+void run_worker(const WorkerRequest& request, const EventSink& sink) {
+  Stages s(sink);
+  s.enter(Stage::Import);
+  if (access(request.probe_path.c_str(), R_OK) != 0) {
+    s.finish(Outcome::InternalError,
+             ErrorInfo{"ProbeMissing", "the check's probe module is missing or unreadable: " +
+                                           std::string(strerror(errno))});
+    return;
+  }
+  auto load_start = std::chrono::steady_clock::now();
+  // RTLD_NOW: an unresolvable symbol of libtorch is an import failure now,
+  // not a crash later.
+  void* handle = dlopen(request.probe_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  double load_ms = ms_since(load_start);
+  if (handle == nullptr) {
+    const char* text = dlerror();
+    std::string message = text != nullptr ? text : "the loader gave no reason";
+    s.finish(classify_loader_error(message), ErrorInfo{"LoaderError", message});
+    return;
+  }
+  s.facts("execution", {{"timings_ms", {{"load", load_ms}}}});
+  auto entry = reinterpret_cast<kd_probe_entry_fn>(dlsym(handle, KD_PROBE_ENTRY_SYMBOL));
+  const kd_probe* probe = entry != nullptr ? entry() : nullptr;
+  if (probe == nullptr || probe->abi_version != KD_PROBE_ABI_VERSION ||
+      probe->library_info == nullptr || probe->gpu_info == nullptr ||
+      probe->init_device == nullptr || probe->compute == nullptr || probe->memory == nullptr) {
+    s.finish(Outcome::InternalError,
+             ErrorInfo{"ProbeIncompatible",
+                       "the probe module does not provide interface version " +
+                           std::to_string(KD_PROBE_ABI_VERSION)});
+    return;
+  }
+  run_stages(*probe, request, sink);
+  // The handle stays open: libtorch is not made to be unloaded.
+}
+
+void worker_main(const std::vector<std::string>& args) {
+  WorkerRequest request;
+  if (fcntl(kEventFd, F_GETFD) < 0 || !parse_worker_argv(args, request)) {
+    static const char kMessage[] =
+        "kernodeck-diagnostic: error: the worker mode is internal to the check\n";
+    ssize_t ignored = write(2, kMessage, sizeof kMessage - 1);
+    (void)ignored;
+    _exit(2);
+  }
+  fcntl(kEventFd, F_SETFD, FD_CLOEXEC);
+  EventSink sink = [](const std::string& line) { write_line(kEventFd, line); };
+  try {
+    run_worker(request, sink);
+  } catch (const std::exception& e) {
+    sink(outcome_event(Outcome::InternalError, Stage::Import,
+                       ErrorInfo{"WorkerException", e.what()}));
+  }
+  // Skip static destructors: some GPU runtimes crash while unloading, and
+  // the verdict is already with the parent.
+  _exit(0);
+}
+
+}  // namespace kd

@@ -1,0 +1,53 @@
+// The worker: the check's own binary re-executed in a new process group. It
+// loads the probe module (and with it libtorch), walks the stages import ->
+// backend -> device -> compute, verifies the numbers itself and tells the
+// parent everything through the protocol of protocol.hpp. The parent alone
+// watches the clock.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli.hpp"
+#include "probe_abi.h"
+
+namespace kd {
+
+// argv[1] that turns the binary into a worker; not an option for people.
+inline constexpr std::string_view kWorkerArg = "__kernodeck_worker__";
+// The worker writes its events on this descriptor.
+inline constexpr int kEventFd = 3;
+
+struct WorkerRequest {
+  Device device = Device::Cuda;
+  long long index = 0;
+  std::string probe_path;
+};
+
+// argv of the worker, and back.
+std::vector<std::string> worker_argv(const std::string& self_exe, const WorkerRequest& request);
+bool parse_worker_argv(const std::vector<std::string>& args, WorkerRequest& request);
+
+using EventSink = std::function<void(const std::string& line)>;
+
+// What the fixed computation must give (CONTRACT.md, "The fixed computation").
+struct Verification {
+  bool product_ok = false;
+  bool gradient_ok = false;
+  bool loss_ok = false;
+  std::string problem;  // the first mismatch, for the report
+};
+Verification verify(const kd_compute_result& result);
+
+// Loads the probe module and runs every stage; always ends with an outcome event.
+void run_worker(const WorkerRequest& request, const EventSink& sink);
+
+// The stages after loading, with a probe in hand.
+void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink);
+
+// The worker process's main: events on kEventFd, then _exit.
+[[noreturn]] void worker_main(const std::vector<std::string>& args);
+
+}  // namespace kd

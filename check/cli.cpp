@@ -61,13 +61,17 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       ->type_name("SECONDS");
   app.add_option("--output", output, "also write the report to this new file (never overwritten)")
       ->type_name("FILE");
+  // A flag given twice is refused like any other repeated option.
   app.add_flag("--host-check", host_check,
-               "also ask nvidia-smi for the driver version and total memory (informative)");
+               "also ask nvidia-smi for the driver version and total memory (informative)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
   app.set_version_flag("--version", std::string("kernodeck-diagnostic ") + kToolVersion);
 
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  // CLI11 takes argc/argv; its messages then list arguments in their order.
+  std::vector<const char*> argv{"kernodeck-diagnostic"};
+  for (const auto& a : args) argv.push_back(a.c_str());
   try {
-    app.parse(reversed);
+    app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::CallForHelp&) {
     return InfoRequest{app.help()};
   } catch (const CLI::CallForVersion& e) {

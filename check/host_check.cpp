@@ -34,14 +34,16 @@ std::optional<std::string> find_on_path(std::string_view program, std::string_vi
     size_t colon = path_value.find(':', start);
     if (colon == std::string_view::npos) colon = path_value.size();
     std::string dir(path_value.substr(start, colon - start));
-    if (dir.empty()) dir = ".";  // POSIX: an empty element is the current folder
+    start = colon + 1;
+    // An empty element would mean the working folder: never run a program
+    // from wherever the check happens to be started.
+    if (dir.empty()) continue;
     std::string candidate = dir + "/" + std::string(program);
     struct stat st {};
     if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
         access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
-    start = colon + 1;
   }
   return std::nullopt;
 }

@@ -13,7 +13,8 @@ namespace kd {
 
 inline constexpr double kHostCheckLimitS = 3.0;
 
-// The first executable `program` in the PATH directories of `path_value`.
+// The first executable `program` in the PATH directories of `path_value`;
+// empty elements (the working folder) are skipped.
 std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value);
 
 // Parses `--query-gpu=driver_version,memory.total --format=csv,noheader,nounits`

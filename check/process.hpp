@@ -90,6 +90,9 @@ struct RunHooks {
   // now (0 for none). Lets a harness interrupt a child at a chosen moment.
   std::function<int(double elapsed_s)> on_tick;
   double tick_interval_s = 0.05;
+  // Where on_tick's signal goes: the child's whole group, or the child alone
+  // (as `kill PID` from a supervisor would).
+  bool tick_signal_to_group = true;
 };
 
 // Installs (once) the handlers this module needs: SIGCHLD always; SIGINT,

@@ -455,7 +455,9 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
     auto wake = deadline;
     if (hooks.on_tick) {
       if (now >= next_tick) {
-        if (int sig = hooks.on_tick(seconds_between(started, now)); sig != 0) kill(-pid, sig);
+        if (int sig = hooks.on_tick(seconds_between(started, now)); sig != 0) {
+          kill(hooks.tick_signal_to_group ? -pid : pid, sig);
+        }
         next_tick = now + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(hooks.tick_interval_s));
       }

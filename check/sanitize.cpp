@@ -135,10 +135,14 @@ std::string Sanitizer::message(std::string_view text) const {
       clean.push_back(c);
     }
   }
-  // Secrets first (a secret may itself be a path), then whatever paths remain.
-  for (const auto& secret : secrets_) replace_all(clean, secret, "<redacted>");
+  // Secrets first (a secret may itself be a path), then whatever paths
+  // remain. The stand-in has no separator, so a path holding a secret is
+  // still one word when its folders are cut.
+  constexpr std::string_view kMark = "KDREDACTEDKD";
+  for (const auto& secret : secrets_) replace_all(clean, secret, kMark);
   clean = cut_paths(clean);
-  for (const auto& secret : secrets_) replace_all(clean, secret, "<redacted>");
+  for (const auto& secret : secrets_) replace_all(clean, secret, kMark);
+  replace_all(clean, std::string(kMark), "<redacted>");
   // Trim.
   size_t b = clean.find_first_not_of(' ');
   size_t e = clean.find_last_not_of(' ');

@@ -1,0 +1,176 @@
+// Covers sanitize.hpp: what text from outside may look like once it enters a report.
+#include "sanitize.hpp"
+
+#include <gtest/gtest.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace kd {
+namespace {
+
+// True when `s` is well-formed UTF-8 (no cut sequence at the end).
+bool valid_utf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    for (size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+TEST(CutPaths, KeepsOnlyTheLastComponent) {
+  EXPECT_EQ(cut_paths("/a/b/libc10.so:"), "libc10.so:");
+  EXPECT_EQ(cut_paths("error loading /opt/libtorch/lib/libtorch_cuda.so now"),
+            "error loading libtorch_cuda.so now");
+  EXPECT_EQ(cut_paths("in '/home/alice/x.py' (line 3)"), "in 'x.py' (line 3)");
+  EXPECT_EQ(cut_paths("key=/etc/secret/file"), "key=file");
+  EXPECT_EQ(cut_paths("relative/path/name.txt"), "name.txt");
+}
+
+TEST(CutPaths, AFolderKeepsItsOwnName) {
+  EXPECT_EQ(cut_paths("/var/lib/data/"), "data");
+  EXPECT_EQ(cut_paths("see /tmp/ now"), "see tmp now");
+}
+
+TEST(CutPaths, TextWithoutSlashIsUnchanged) {
+  EXPECT_EQ(cut_paths(""), "");
+  EXPECT_EQ(cut_paths("CUDA error: out of memory"), "CUDA error: out of memory");
+  EXPECT_EQ(cut_paths("  spaced\ttext  "), "  spaced\ttext  ");
+}
+
+TEST(SanitizerMessage, KeepsTheFirstNonEmptyLine) {
+  Sanitizer s({});
+  EXPECT_EQ(s.message("first line\nsecond line\nthird"), "first line");
+  EXPECT_EQ(s.message("\n  \n\t\r\nreal line\nnext"), "real line");
+  EXPECT_EQ(s.message("only line"), "only line");
+  EXPECT_EQ(s.message(""), "");
+  EXPECT_EQ(s.message("\n\n \n"), "");
+}
+
+TEST(SanitizerMessage, DropsControlCharactersAndTrims) {
+  Sanitizer s({});
+  EXPECT_EQ(s.message("a\x01\x1b[31mred\x7f end\r"), "a[31mred end");
+  EXPECT_EQ(s.message("tab\tseparated"), "tab separated");
+  EXPECT_EQ(s.message("   padded   "), "padded");
+}
+
+TEST(SanitizerMessage, CutsPaths) {
+  Sanitizer s({});
+  std::string m = s.message(
+      "/usr/local/lib/libkernodeck_probe_torch.so: libc10.so: cannot open shared object file");
+  EXPECT_EQ(m, "libkernodeck_probe_torch.so: libc10.so: cannot open shared object file");
+  EXPECT_EQ(m.find('/'), std::string::npos);
+}
+
+TEST(SanitizerMessage, RedactsSecretsLongestFirst) {
+  Sanitizer s({"token", "token-12345"});
+  EXPECT_EQ(s.message("auth token-12345 failed"), "auth <redacted> failed");
+  EXPECT_EQ(s.message("token and token"), "<redacted> and <redacted>");
+}
+
+TEST(SanitizerMessage, ASecretPathIsRedactedNotJustCut) {
+  Sanitizer s({"/home/alice-smith"});
+  std::string m = s.message("cannot read /home/alice-smith/models/x.pt");
+  EXPECT_EQ(m.find("alice-smith"), std::string::npos) << m;
+  EXPECT_EQ(m.find("/home"), std::string::npos) << m;
+  // The folders go with the path; the file name stays.
+  EXPECT_EQ(m, "cannot read x.pt");
+}
+
+TEST(SanitizerMessage, ASecretInsideTheLastComponentIsStillRedacted) {
+  Sanitizer s({"hostname-42"});
+  std::string m = s.message("failed on /var/run/hostname-42.sock");
+  EXPECT_EQ(m.find("hostname-42"), std::string::npos) << m;
+  // Redacting must not split the path: no folder name survives.
+  EXPECT_EQ(m, "failed on <redacted>.sock");
+}
+
+TEST(SanitizerMessage, IsBoundedInLength) {
+  Sanitizer s({});
+  std::string long_text(5000, 'x');
+  std::string m = s.message(long_text);
+  EXPECT_LE(m.size(), Sanitizer::kMaxMessage);
+  EXPECT_EQ(m.substr(m.size() - 3), "...");
+  EXPECT_EQ(s.message(std::string(Sanitizer::kMaxMessage, 'y')),
+            std::string(Sanitizer::kMaxMessage, 'y'));
+}
+
+TEST(SanitizerMessage, NeverCutsInsideAUtf8Sequence) {
+  Sanitizer s({});
+  std::string accents;
+  for (int i = 0; i < 300; ++i) accents += "\xc3\xa9";  // é
+  for (const std::string& text : {accents, "x" + accents, "xx" + accents}) {
+    std::string m = s.message(text);
+    EXPECT_LE(m.size(), Sanitizer::kMaxMessage);
+    EXPECT_TRUE(valid_utf8(m)) << m;
+  }
+  std::string euro;
+  for (int i = 0; i < 200; ++i) euro += "\xe2\x82\xac";  // €
+  EXPECT_TRUE(valid_utf8(s.message(euro)));
+}
+
+TEST(SanitizerForThisProcess, RedactsEnvironmentValues) {
+  const char* name = "KD_UNIT_TEST_SECRET";
+  const std::string value = "zq-secret-value-8472";
+  ASSERT_EQ(setenv(name, value.c_str(), 1), 0);
+  Sanitizer s = Sanitizer::for_this_process();
+  unsetenv(name);
+  std::string m = s.message("the value is " + value + " here");
+  EXPECT_EQ(m.find(value), std::string::npos) << m;
+  EXPECT_NE(m.find("<redacted>"), std::string::npos) << m;
+}
+
+TEST(SanitizerForThisProcess, RedactsEachElementOfAPathList) {
+  const char* name = "KD_UNIT_TEST_LIST";
+  ASSERT_EQ(setenv(name, "/opt/first-element:/srv/second-element", 1), 0);
+  Sanitizer s = Sanitizer::for_this_process();
+  unsetenv(name);
+  std::string m = s.message("missing /srv/second-element/libx.so");
+  EXPECT_EQ(m.find("second-element"), std::string::npos) << m;
+}
+
+TEST(SanitizerForThisProcess, RedactsTheWorkingDirectory) {
+  char cwd[PATH_MAX];
+  ASSERT_NE(getcwd(cwd, sizeof cwd), nullptr);
+  if (std::string(cwd) == "/") GTEST_SKIP() << "the working directory is /";
+  Sanitizer s = Sanitizer::for_this_process();
+  std::string m = s.message(std::string("in ") + cwd + " something");
+  EXPECT_EQ(m.find(cwd), std::string::npos) << m;
+  // Cutting the path alone would leave its last component; redaction does not.
+  EXPECT_NE(m.find("<redacted>"), std::string::npos) << m;
+}
+
+TEST(SanitizerForThisProcess, LeavesOrdinaryWordsAlone) {
+  Sanitizer s = Sanitizer::for_this_process();
+  // Short environment values (like "1" or "C") must not mangle words.
+  EXPECT_EQ(s.message("CUDA error: out of memory"), "CUDA error: out of memory");
+}
+
+TEST(SanitizerToken, KeepsVersionLikeText) {
+  EXPECT_EQ(Sanitizer::token("2.3.1+cu121"), "2.3.1+cu121");
+  EXPECT_EQ(Sanitizer::token("  12.1\n"), "12.1");
+  EXPECT_EQ(Sanitizer::token("6.0.32830-d62f6a171"), "6.0.32830-d62f6a171");
+  EXPECT_EQ(Sanitizer::token("1.13.0a0_git"), "1.13.0a0_git");
+}
+
+TEST(SanitizerToken, RejectsAnythingElse) {
+  EXPECT_EQ(Sanitizer::token(""), "");
+  EXPECT_EQ(Sanitizer::token("   "), "");
+  EXPECT_EQ(Sanitizer::token("2.1 beta"), "");
+  EXPECT_EQ(Sanitizer::token("/usr/lib/libtorch.so"), "");
+  EXPECT_EQ(Sanitizer::token("1.0;rm -rf"), "");
+  EXPECT_EQ(Sanitizer::token("v\x01"), "");
+  EXPECT_EQ(Sanitizer::token(std::string(49, '1')), "");
+  EXPECT_EQ(Sanitizer::token(std::string(48, '1')), std::string(48, '1'));
+}
+
+}  // namespace
+}  // namespace kd

@@ -1,0 +1,58 @@
+// The probe module worker_test loads through run_worker, healthy or flawed.
+// KD_TEST_PROBE_MODE picks: unset, a healthy CPU-only library; "abi", a wrong
+// interface version; "null", an entry point that gives no probe.
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+
+#include "probe_abi.h"
+
+namespace {
+
+kd_status library_info(kd_library_info* out, kd_error*) {
+  strcpy(out->version, "1.13.1");
+  out->cuda_version[0] = '\0';
+  out->hip_version[0] = '\0';
+  out->backend = KD_BACKEND_NONE;
+  return KD_OK;
+}
+
+kd_status gpu_info(kd_gpu_info* out, kd_error*) {
+  out->available = 0;
+  out->device_count = 0;
+  return KD_OK;
+}
+
+kd_status init_device(int, long long, kd_error*) { return KD_OK; }
+
+kd_status compute(int, long long, kd_compute_result* out, kd_error*) {
+  const float product[4] = {2, 2, 6, 4};
+  const float gradient[4] = {56, 28, 56, 28};
+  memcpy(out->product, product, sizeof product);
+  memcpy(out->gradient, gradient, sizeof gradient);
+  out->loss = 196;
+  out->synchronized = 0;
+  return KD_OK;
+}
+
+kd_status memory(long long, kd_memory_info* out, kd_error*) {
+  out->allocated_bytes = -1;
+  out->reserved_bytes = -1;
+  return KD_OK;
+}
+
+const kd_probe kHealthy = {KD_PROBE_ABI_VERSION, library_info, gpu_info, init_device, compute,
+                           memory};
+const kd_probe kFutureAbi = {KD_PROBE_ABI_VERSION + 1, library_info, gpu_info, init_device,
+                             compute, memory};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const kd_probe* kernodeck_probe_v1(void) {
+  const char* mode = getenv("KD_TEST_PROBE_MODE");
+  std::string m = mode != nullptr ? mode : "";
+  if (m == "abi") return &kFutureAbi;
+  if (m == "null") return nullptr;
+  return &kHealthy;
+}

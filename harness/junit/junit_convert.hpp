@@ -1,0 +1,141 @@
+// Turns CTest's JUnit file plus GoogleTest's per-test XML into one JUnit report that validates
+// against junit-10.xsd and shows each case as layer / case id with its real verdict.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kd::junit {
+
+// Any input that cannot be read or understood; main() turns it into a non-zero exit.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---- CTest's own JUnit (ctest --output-junit) -------------------------------------------------
+
+enum class CtestStatus { Passed, Failed, NotRun, Disabled };
+
+struct CtestCase {
+  std::string name;    // the CTest test name, e.g. "cli.run/usage_unknown_option"
+  CtestStatus status = CtestStatus::Failed;
+  std::string reason;  // CTest's skipped/failure message: why it did not run, or empty
+  double time = 0;     // seconds, as CTest measured the process
+  std::string output;  // what CTest captured from the process
+};
+
+struct CtestRun {
+  std::string timestamp;  // when the run started, local time, "YYYY-MM-DDTHH:MM:SS"
+  double time = 0;
+  std::vector<CtestCase> cases;
+};
+
+CtestRun parse_ctest_junit(const std::string& xml);
+
+// ---- GoogleTest's XML (--gtest_output=xml) ----------------------------------------------------
+
+struct GtestCase {
+  std::string suite;  // e.g. "cli"
+  std::string name;   // e.g. "run/usage_unknown_option"
+  bool skipped = false;
+  std::vector<std::string> failures;  // full text of each failed assertion
+  std::string skip_text;
+  std::string timestamp;  // when the case started, local time; may be empty
+  std::string source;     // the file it came from, for messages
+
+  std::string full_name() const { return suite + "." + name; }
+};
+
+std::vector<GtestCase> parse_gtest_xml(const std::string& xml, const std::string& source);
+
+// Files are found by what they contain, not by their names: GoogleTest derives the name from
+// the test name, which holds a '/' for parameterized cases and so lands in a subfolder.
+class GtestIndex {
+ public:
+  // Where two files describe the same case (an older build layout left behind), the most
+  // recent one wins.
+  void add(GtestCase c);
+  const GtestCase* find(const std::string& full_name) const;
+  std::size_t size() const { return cases_.size(); }
+
+ private:
+  std::map<std::string, GtestCase> cases_;
+};
+
+// Unreadable or foreign XML files are reported through `warnings` and otherwise ignored: a
+// half-written file from a killed process must not stop the report.
+GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::string>& warnings);
+
+// ---- ctest --show-only=json-v1 -----------------------------------------------------------------
+
+struct TestInfo {
+  bool gtest = false;
+  std::string gtest_name;  // the --gtest_filter value when it names exactly one test
+  std::optional<double> timeout;
+  bool will_fail = false;
+};
+
+std::map<std::string, TestInfo> parse_ctest_tests_json(const std::string& json);
+
+// ---- The report ------------------------------------------------------------------------------
+
+enum class Verdict { Passed, Failure, Error, Skipped };
+
+struct ReportCase {
+  std::string classname;  // the layer (GoogleTest suite)
+  std::string name;       // the case id
+  double time = 0;
+  Verdict verdict = Verdict::Passed;
+  std::string type;     // failure / error kind: assertion, exit-status, crash, timeout, ...
+  std::string message;  // one line
+  std::string body;     // the full text a reviewer reads
+  std::string system_out;
+};
+
+struct ReportSuite {
+  std::string name;
+  std::vector<ReportCase> cases;
+};
+
+struct Counts {
+  std::size_t tests = 0, passed = 0, failures = 0, errors = 0, skipped = 0;
+};
+
+struct Report {
+  std::string title;
+  double time = 0;
+  std::vector<ReportSuite> suites;
+
+  Counts counts() const;
+};
+
+// `infos` may be empty (no --ctest-tests): gtest tests are then recognised by their XML or by
+// GoogleTest's banner in the captured output, and a timeout cannot be told from a crash.
+Report convert(const CtestRun& run, const GtestIndex& gtest,
+               const std::map<std::string, TestInfo>& infos, const std::string& title);
+
+std::string write_junit(const Report& report);
+
+std::string summary_line(const Counts& counts);
+
+// ---- Text helpers, exposed for their tests ----------------------------------------------------
+
+// Valid UTF-8 with only the characters XML 1.0 allows; anything else becomes visible text.
+std::string xml_safe(std::string_view text);
+
+// The last `lines` lines, with a note of how many were left out.
+std::string tail_lines(std::string_view text, std::size_t lines);
+
+// One line for a message attribute: the first line of an assertion that says something (not
+// GoogleTest's "file:line" or "Failed"), cut to a readable length.
+std::string headline(std::string_view text);
+
+inline constexpr std::size_t kTailLines = 60;
+
+}  // namespace kd::junit

@@ -1,0 +1,368 @@
+// Covers junit_convert.hpp: how each CTest / GoogleTest combination becomes a verdict, and the
+// XML the report is made of.
+#include "junit_convert.hpp"
+
+#include <gtest/gtest.h>
+#include <tinyxml2.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace kd::junit {
+namespace {
+
+// What CTest 3.25 writes, trimmed to the parts the converter reads.
+const char* const kCtestJunit = R"xml(<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="(empty)" tests="3" failures="1" disabled="1" skipped="1" hostname=""
+  time="4" timestamp="2026-03-01T10:00:00">
+  <testcase name="cli.run/usage_ok" classname="cli.run/usage_ok" time="0.5" status="run">
+    <system-out>ok</system-out>
+  </testcase>
+  <testcase name="cli.run/bad" classname="cli.run/bad" time="1.25" status="fail">
+    <failure message=""/>
+    <system-out>[ RUN      ] cli.run/bad
+line[NON-XML-CHAR-0x1]</system-out>
+  </testcase>
+  <testcase name="sh.missing" classname="sh.missing" time="0" status="notrun">
+    <skipped message="Unable to find executable"/>
+    <system-out>Unable to find executable: /nope</system-out>
+  </testcase>
+  <testcase name="sh.off" classname="sh.off" time="0" status="disabled">
+    <system-out>Disabled</system-out>
+  </testcase>
+</testsuite>
+)xml";
+
+CtestCase ctest(std::string name, CtestStatus status, std::string reason = "",
+                std::string output = "", double time = 0.5) {
+  return CtestCase{std::move(name), status, std::move(reason), time, std::move(output)};
+}
+
+GtestCase gtest_case(std::string suite, std::string name) {
+  GtestCase g;
+  g.suite = std::move(suite);
+  g.name = std::move(name);
+  g.timestamp = "2026-03-01T10:00:01.250";
+  g.source = "x.xml";
+  return g;
+}
+
+TestInfo gtest_info(std::optional<double> timeout = 10.0) {
+  TestInfo info;
+  info.gtest = true;
+  info.timeout = timeout;
+  return info;
+}
+
+// Converts one CTest case and returns its report entry.
+ReportCase one(const CtestCase& c, const GtestIndex& index = {},
+               const std::optional<TestInfo>& info = std::nullopt) {
+  CtestRun run;
+  run.timestamp = "2026-03-01T10:00:00";
+  run.cases.push_back(c);
+  std::map<std::string, TestInfo> infos;
+  if (info) infos[c.name] = *info;
+  Report report = convert(run, index, infos, "t");
+  EXPECT_EQ(report.suites.size(), 1u);
+  EXPECT_EQ(report.suites.at(0).cases.size(), 1u);
+  return report.suites.at(0).cases.at(0);
+}
+
+TEST(JunitCtestInput, ReadsStatusesReasonsAndOutput) {
+  CtestRun run = parse_ctest_junit(kCtestJunit);
+  EXPECT_EQ(run.timestamp, "2026-03-01T10:00:00");
+  EXPECT_DOUBLE_EQ(run.time, 4.0);
+  ASSERT_EQ(run.cases.size(), 4u);
+  EXPECT_EQ(run.cases[0].status, CtestStatus::Passed);
+  EXPECT_EQ(run.cases[1].status, CtestStatus::Failed);
+  EXPECT_DOUBLE_EQ(run.cases[1].time, 1.25);
+  EXPECT_NE(run.cases[1].output.find("[ RUN      ] cli.run/bad"), std::string::npos);
+  EXPECT_EQ(run.cases[2].status, CtestStatus::NotRun);
+  EXPECT_EQ(run.cases[2].reason, "Unable to find executable");
+  EXPECT_EQ(run.cases[3].status, CtestStatus::Disabled);
+}
+
+TEST(JunitCtestInput, RefusesWhatIsNotCtestJunit) {
+  EXPECT_THROW(parse_ctest_junit("<testsuite"), InputError);
+  EXPECT_THROW(parse_ctest_junit("<report/>"), InputError);
+}
+
+TEST(JunitGtestInput, JoinsCdataPiecesAndReadsSkips) {
+  // GoogleTest's own way of writing "]]>" inside a message.
+  const std::string xml = R"xml(<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="3" name="AllTests" timestamp="2026-03-01T10:00:01.000">
+  <testsuite name="cli" tests="3">
+    <testcase name="run/bad" status="run" result="completed" classname="cli"
+        timestamp="2026-03-01T10:00:01.100">
+      <failure message="x.cpp:3&#x0A;Failed&#x0A;a ]]&gt; b" type=""><![CDATA[x.cpp:3
+Failed
+a ]]>]]&gt;<![CDATA[ b]]></failure>
+    </testcase>
+    <testcase name="run/gpu" status="run" result="skipped" classname="cli">
+      <skipped message="x.cpp:9&#x0A;no GPU"><![CDATA[x.cpp:9
+no GPU]]></skipped>
+    </testcase>
+    <testcase name="DISABLED_run/off" status="notrun" result="suppressed" classname="cli"/>
+  </testsuite>
+</testsuites>)xml";
+  auto cases = parse_gtest_xml(xml, "x.xml");
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].full_name(), "cli.run/bad");
+  ASSERT_EQ(cases[0].failures.size(), 1u);
+  EXPECT_EQ(cases[0].failures[0], "x.cpp:3\nFailed\na ]]> b");
+  EXPECT_EQ(cases[0].timestamp, "2026-03-01T10:00:01.100");
+  EXPECT_TRUE(cases[1].skipped);
+  EXPECT_EQ(cases[1].skip_text, "x.cpp:9\nno GPU");
+  EXPECT_EQ(cases[1].timestamp, "2026-03-01T10:00:01.000");
+}
+
+TEST(JunitGtestInput, FolderIsIndexedByContentRecursively) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("kd-junit-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "cli.run");
+  std::ofstream(dir / "cli.run" / "renamed.xml")
+      << R"(<testsuites><testsuite name="cli"><testcase name="run/ok" result="completed"/>)"
+      << "</testsuite></testsuites>";
+  std::ofstream(dir / "broken.xml") << "<testsuites><testsuite";
+  std::ofstream(dir / "other.xml") << "<coverage/>";
+  std::vector<std::string> warnings;
+  GtestIndex index = load_gtest_dir(dir, warnings);
+  fs::remove_all(dir);
+  EXPECT_EQ(index.size(), 1u);
+  EXPECT_NE(index.find("cli.run/ok"), nullptr);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("broken.xml"), std::string::npos);
+  EXPECT_THROW(load_gtest_dir(dir, warnings), InputError);
+}
+
+TEST(JunitTestList, TellsGtestTestsTimeoutsAndWillFail) {
+  const std::string json = R"({"kind":"ctestInfo","version":{"major":1,"minor":0},"tests":[
+    {"name":"pre:cli.run/a","command":["/b/t","--gtest_filter=cli.run/a",
+      "--gtest_also_run_disabled_tests","--gtest_output=xml:/b/x/cli.run/a.xml"],
+     "properties":[{"name":"TIMEOUT","value":30.0}]},
+    {"name":"many","command":["/b/t","--gtest_filter=cli.*"]},
+    {"name":"sh","command":["/bin/sh","-c","exit 1"],
+     "properties":[{"name":"WILL_FAIL","value":true},{"name":"TIMEOUT","value":0}]},
+    {"name":"missing"}]})";
+  auto infos = parse_ctest_tests_json(json);
+  ASSERT_EQ(infos.size(), 4u);
+  EXPECT_TRUE(infos["pre:cli.run/a"].gtest);
+  EXPECT_EQ(infos["pre:cli.run/a"].gtest_name, "cli.run/a");
+  EXPECT_EQ(infos["pre:cli.run/a"].timeout, 30.0);
+  EXPECT_TRUE(infos["many"].gtest);
+  EXPECT_EQ(infos["many"].gtest_name, "");
+  EXPECT_FALSE(infos["sh"].gtest);
+  EXPECT_TRUE(infos["sh"].will_fail);
+  EXPECT_FALSE(infos["sh"].timeout.has_value());
+  EXPECT_FALSE(infos["missing"].gtest);
+  EXPECT_THROW(parse_ctest_tests_json("not json"), InputError);
+}
+
+TEST(JunitVerdict, AssertionFailureKeepsTheWholeTextUnderTheLayerAndCaseId) {
+  GtestIndex index;
+  GtestCase g = gtest_case("cli", "run/usage_unknown_option");
+  g.failures = {"suite.cpp:12\nFailed\nexit code 2, expected 64\ncommand: x --bogus"};
+  index.add(g);
+  ReportCase r = one(ctest("cli.run/usage_unknown_option", CtestStatus::Failed, "", "out"),
+                     index, gtest_info());
+  EXPECT_EQ(r.classname, "cli");
+  EXPECT_EQ(r.name, "usage_unknown_option");
+  EXPECT_EQ(r.verdict, Verdict::Failure);
+  EXPECT_EQ(r.type, "assertion");
+  EXPECT_EQ(r.message, "exit code 2, expected 64");
+  EXPECT_EQ(r.body, g.failures[0]);
+  EXPECT_EQ(r.system_out, "out\n");
+}
+
+TEST(JunitVerdict, GtestProgramWithoutVerdictCrashedOrTimedOut) {
+  const std::string output = "Note: Google Test filter = probe.run/x\n[ RUN      ] probe.run/x\n";
+  ReportCase crashed =
+      one(ctest("probe.run/x", CtestStatus::Failed, "", output, 0.2), {}, gtest_info(10.0));
+  EXPECT_EQ(crashed.verdict, Verdict::Error);
+  EXPECT_EQ(crashed.type, "crash");
+  EXPECT_NE(crashed.message.find("crashed or was killed"), std::string::npos);
+  EXPECT_NE(crashed.body.find("[ RUN      ] probe.run/x"), std::string::npos);
+
+  ReportCase timed_out =
+      one(ctest("probe.run/x", CtestStatus::Failed, "", output, 2.004), {}, gtest_info(2.0));
+  EXPECT_EQ(timed_out.verdict, Verdict::Error);
+  EXPECT_EQ(timed_out.type, "timeout");
+  EXPECT_NE(timed_out.message.find("CTest's TIMEOUT of 2 s"), std::string::npos);
+
+  // Without the test list, GoogleTest's banner is the evidence.
+  ReportCase guessed = one(ctest("probe.run/x", CtestStatus::Failed, "", output, 2.0));
+  EXPECT_EQ(guessed.verdict, Verdict::Error);
+  EXPECT_EQ(guessed.type, "crash");
+  EXPECT_NE(guessed.message.find("CTest timeout"), std::string::npos);
+}
+
+TEST(JunitVerdict, GtestPassedButCtestFailedIsAnAbnormalExit) {
+  GtestIndex index;
+  index.add(gtest_case("probe", "run/dirty"));
+  ReportCase r = one(ctest("probe.run/dirty", CtestStatus::Failed), index, gtest_info());
+  EXPECT_EQ(r.verdict, Verdict::Error);
+  EXPECT_EQ(r.type, "abnormal-exit");
+  EXPECT_EQ(r.name, "dirty");
+}
+
+TEST(JunitVerdict, NotRunIsAnErrorUnlessItIsASkip) {
+  for (const char* reason : {"Unable to find executable", "Fixture dependency failed",
+                             "Required Files Missing"}) {
+    ReportCase r = one(ctest("sh.x", CtestStatus::NotRun, reason, "why"));
+    EXPECT_EQ(r.verdict, Verdict::Error) << reason;
+    EXPECT_EQ(r.type, "not-run");
+    EXPECT_NE(r.message.find(reason), std::string::npos);
+  }
+  ReportCase code = one(ctest("sh.x", CtestStatus::NotRun, "SKIP_RETURN_CODE=77",
+                              "checking\nno nvidia-smi on this runner\n"));
+  EXPECT_EQ(code.verdict, Verdict::Skipped);
+  EXPECT_EQ(code.message, "SKIP_RETURN_CODE=77: no nvidia-smi on this runner");
+  EXPECT_EQ(code.classname, "sh");
+  EXPECT_EQ(code.name, "x");
+
+  GtestIndex index;
+  GtestCase g = gtest_case("cli", "run/gpu");
+  g.skipped = true;
+  g.skip_text = "suite.cpp:40\nno GPU on this runner";
+  index.add(g);
+  ReportCase gskip = one(ctest("cli.run/gpu", CtestStatus::NotRun,
+                               "SKIP_REGULAR_EXPRESSION_MATCHED"),
+                         index, gtest_info());
+  EXPECT_EQ(gskip.verdict, Verdict::Skipped);
+  EXPECT_EQ(gskip.message, "no GPU on this runner");
+
+  EXPECT_EQ(one(ctest("sh.off", CtestStatus::Disabled)).verdict, Verdict::Skipped);
+}
+
+TEST(JunitVerdict, AFailedAssertionIsNeverHiddenAsASkipOrAPass) {
+  GtestIndex index;
+  GtestCase g = gtest_case("cli", "run/x");
+  g.failures = {"boom"};
+  g.skipped = true;
+  index.add(g);
+  EXPECT_EQ(one(ctest("cli.run/x", CtestStatus::NotRun, "SKIP_REGULAR_EXPRESSION_MATCHED"),
+                index, gtest_info())
+                .verdict,
+            Verdict::Failure);
+  EXPECT_EQ(one(ctest("cli.run/x", CtestStatus::Passed), index, gtest_info()).verdict,
+            Verdict::Failure);
+}
+
+TEST(JunitVerdict, PlainTestFailsByItsStatus) {
+  ReportCase r = one(ctest("junit.consumer", CtestStatus::Failed, "", "step 1\nxmllint: bad\n"));
+  EXPECT_EQ(r.verdict, Verdict::Failure);
+  EXPECT_EQ(r.type, "exit-status");
+  EXPECT_EQ(r.message, "failed (CTest): xmllint: bad");
+  EXPECT_EQ(r.classname, "junit");
+  EXPECT_EQ(r.name, "consumer");
+  TestInfo plain;
+  plain.timeout = 5.0;
+  EXPECT_EQ(one(ctest("junit.consumer", CtestStatus::Failed, "", "", 5.01), {}, plain).type,
+            "timeout");
+}
+
+TEST(JunitVerdict, VerdictFromAnEarlierRunIsIgnored) {
+  GtestIndex index;
+  GtestCase g = gtest_case("cli", "run/x");
+  g.timestamp = "2026-03-01T09:59:50.000";
+  index.add(g);
+  ReportCase r = one(ctest("cli.run/x", CtestStatus::Failed), index, gtest_info());
+  EXPECT_EQ(r.verdict, Verdict::Error);
+  EXPECT_EQ(r.type, "crash");
+  EXPECT_NE(r.body.find("was ignored"), std::string::npos);
+}
+
+TEST(JunitVerdict, CollidingCaseIdsKeepTheWholeTestName) {
+  CtestRun run;
+  run.cases = {ctest("cli.run/a", CtestStatus::Passed), ctest("cli.check/a", CtestStatus::Passed),
+               ctest("cli.run/b", CtestStatus::Passed), ctest("Unit.Table", CtestStatus::Passed)};
+  std::map<std::string, TestInfo> infos;
+  for (const auto& c : run.cases) infos[c.name] = gtest_info();
+  Report report = convert(run, {}, infos, "t");
+  ASSERT_EQ(report.suites.size(), 2u);
+  ASSERT_EQ(report.suites[0].cases.size(), 3u);
+  EXPECT_EQ(report.suites[0].cases[0].name, "run/a");
+  EXPECT_EQ(report.suites[0].cases[1].name, "check/a");
+  EXPECT_EQ(report.suites[0].cases[2].name, "b");
+  EXPECT_EQ(report.suites[1].name, "Unit");
+  EXPECT_EQ(report.suites[1].cases[0].name, "Table");
+}
+
+TEST(JunitText, XmlSafeKeepsUtf8AndMakesTheRestVisible) {
+  EXPECT_EQ(xml_safe("a\x01" "b\tc\n"), "a\\x01b\tc\n");
+  EXPECT_EQ(xml_safe("5 \xC2\xB5s \xE2\x82\xAC \xF0\x9F\x98\x80"),
+            "5 \xC2\xB5s \xE2\x82\xAC \xF0\x9F\x98\x80");
+  EXPECT_EQ(xml_safe("bad \xFF\xC3 end"), "bad \\xFF\\xC3 end");
+  EXPECT_EQ(xml_safe("\xC0\xAF"), "\\xC0\\xAF");          // overlong '/'
+  EXPECT_EQ(xml_safe("\xED\xA0\x80"), "\\xED\\xA0\\x80");  // a surrogate
+  EXPECT_EQ(xml_safe("\xEF\xBF\xBE"), "\\xEF\\xBF\\xBE");  // U+FFFE
+  EXPECT_EQ(xml_safe("a\r\nb\rc"), "a\nb\nc");
+}
+
+TEST(JunitText, TailKeepsTheLastLinesAndSaysHowManyWereCut) {
+  EXPECT_EQ(tail_lines("a\nb\nc\n\n", 5), "a\nb\nc\n");
+  EXPECT_EQ(tail_lines("1\n2\n3\n4\n", 2), "[... 2 earlier lines not shown ...]\n3\n4\n");
+  EXPECT_EQ(tail_lines("", 2), "");
+}
+
+TEST(JunitText, HeadlineSkipsGtestLocationLines) {
+  EXPECT_EQ(headline("/src/a.cpp:12\nFailed\n\nexpected exit 0"), "expected exit 0");
+  EXPECT_EQ(headline("a.cpp:3: Failure\nValue of: x\n  Actual: false"), "Value of: x");
+  EXPECT_EQ(headline("a.cpp:3"), "a.cpp:3");
+  EXPECT_EQ(headline(std::string(300, 'x')).size(), 203u);
+}
+
+TEST(JunitOutput, ValidShapeCountsAndEscaping) {
+  Report report;
+  report.title = "kd";
+  report.time = 3;
+  ReportCase pass{"cli", "ok", 0.25, Verdict::Passed, "", "", "", ""};
+  ReportCase fail{"cli", "bad", 1, Verdict::Failure, "assertion", "x < y & \"z\"",
+                  "line 1\nline 2 <&> ]]> \x02", "tail\n"};
+  ReportCase skip{"cli", "gpu", 0, Verdict::Skipped, "", "no GPU", "", "never written"};
+  ReportCase error{"probe", "crash", 0.5, Verdict::Error, "crash", "crashed", "crashed\n...", "t"};
+  report.suites = {{"cli", {pass, fail, skip}}, {"probe", {error}}};
+
+  const std::string xml = write_junit(report);
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
+  const auto* root = doc.RootElement();
+  EXPECT_STREQ(root->Name(), "testsuites");
+  EXPECT_STREQ(root->Attribute("tests"), "4");
+  EXPECT_STREQ(root->Attribute("failures"), "1");
+  EXPECT_STREQ(root->Attribute("errors"), "1");
+  EXPECT_EQ(root->Attribute("skipped"), nullptr);  // not allowed there by junit-10.xsd
+  EXPECT_STREQ(root->Attribute("time"), "3.000");
+
+  const auto* cli = root->FirstChildElement("testsuite");
+  EXPECT_STREQ(cli->Attribute("name"), "cli");
+  EXPECT_STREQ(cli->Attribute("tests"), "3");
+  EXPECT_STREQ(cli->Attribute("skipped"), "1");
+  EXPECT_STREQ(cli->Attribute("time"), "1.250");
+
+  const auto* bad = cli->FirstChildElement("testcase")->NextSiblingElement("testcase");
+  EXPECT_STREQ(bad->Attribute("classname"), "cli");
+  EXPECT_STREQ(bad->Attribute("name"), "bad");
+  EXPECT_EQ(bad->Attribute("status"), nullptr);
+  const auto* failure = bad->FirstChildElement("failure");
+  EXPECT_STREQ(failure->Attribute("message"), "x < y & \"z\"");
+  EXPECT_STREQ(failure->GetText(), "line 1\nline 2 <&> ]]> \\x02");
+  EXPECT_STREQ(bad->FirstChildElement("system-out")->GetText(), "tail\n");
+
+  const auto* gpu = bad->NextSiblingElement("testcase");
+  EXPECT_STREQ(gpu->FirstChildElement("skipped")->Attribute("message"), "no GPU");
+  EXPECT_EQ(gpu->FirstChildElement("system-out"), nullptr);
+
+  const auto* probe = cli->NextSiblingElement("testsuite");
+  EXPECT_STREQ(probe->Attribute("errors"), "1");
+  EXPECT_STREQ(probe->FirstChildElement("testcase")->FirstChildElement("error")->Attribute("type"),
+               "crash");
+
+  EXPECT_EQ(summary_line(report.counts()), "tests=4 passed=1 failures=1 errors=1 skipped=1");
+}
+
+}  // namespace
+}  // namespace kd::junit

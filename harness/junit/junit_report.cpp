@@ -1,0 +1,111 @@
+// kernodeck-junit: rewrites CTest's JUnit into a report that validates against junit-10.xsd
+// and that dashboards show per case: classname = the layer, name = the case id.
+//
+//   kernodeck-junit --ctest-junit FILE --gtest-xml DIR --output FILE
+//                   [--ctest-tests FILE] [--title NAME]
+//
+// --ctest-junit   what `ctest --output-junit FILE` wrote.
+// --gtest-xml     the folder given to gtest_discover_tests(XML_OUTPUT_DIR); searched
+//                 recursively, each file recognised by the cases it holds. It must exist; empty
+//                 it before running ctest so that no verdict of an earlier run is reused (a file
+//                 older than the CTest run is ignored as well).
+// --ctest-tests   what `ctest --show-only=json-v1` printed for the same build tree.
+//
+// Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
+// exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
+// error), while a plain program that failed simply failed (a failure). The rule: with
+// --ctest-tests, a test is a GoogleTest test when its command holds --gtest_filter= or
+// --gtest_output= (what gtest_discover_tests and gtest_add_tests generate); its TIMEOUT
+// property tells a timeout (elapsed time reached it) from a crash, and the --gtest_filter value
+// gives the GoogleTest name even under a TEST_PREFIX. Without --ctest-tests, a test is a
+// GoogleTest test when a verdict for its name exists or GoogleTest's banner is in its captured
+// output, and a timeout cannot be told from a crash. CI passes --ctest-tests.
+//
+// Prints "tests=N passed=N failures=N errors=N skipped=N" and exits 0 whatever the tests did;
+// 1 when an input cannot be read or the report cannot be written, 2 on a usage error.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+#include "junit_convert.hpp"
+
+namespace {
+
+std::string read_input(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw kd::junit::InputError(std::string("cannot read ") + what + " " + path);
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw kd::junit::InputError(std::string("cannot read ") + what + " " + path);
+  return content.str();
+}
+
+// Written beside the target and renamed, so that a dashboard never picks up half a report.
+void write_output(const std::string& path, const std::string& content) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw kd::junit::InputError("cannot write " + temporary);
+    out << content;
+    out.close();
+    if (!out) throw kd::junit::InputError("cannot write " + temporary);
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw kd::junit::InputError("cannot write " + path);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Rewrites CTest's JUnit, with GoogleTest's per-test XML, into a JUnit report "
+               "that validates against junit-10.xsd.",
+               "kernodeck-junit"};
+  std::string ctest_junit, gtest_dir, output, ctest_tests, title = "kernodeck-diagnostic";
+  app.add_option("--ctest-junit", ctest_junit, "the file ctest --output-junit wrote")
+      ->required()
+      ->type_name("FILE");
+  app.add_option("--gtest-xml", gtest_dir, "the XML_OUTPUT_DIR of gtest_discover_tests")
+      ->required()
+      ->type_name("DIR");
+  app.add_option("--output", output, "the report to write")->required()->type_name("FILE");
+  app.add_option("--ctest-tests", ctest_tests, "what ctest --show-only=json-v1 printed")
+      ->type_name("FILE");
+  app.add_option("--title", title, "name of the report (<testsuites name>)")->type_name("NAME");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  try {
+    const kd::junit::CtestRun run =
+        kd::junit::parse_ctest_junit(read_input(ctest_junit, "CTest JUnit"));
+    std::vector<std::string> warnings;
+    const kd::junit::GtestIndex gtest = kd::junit::load_gtest_dir(gtest_dir, warnings);
+    for (const std::string& warning : warnings) std::cerr << "kernodeck-junit: " << warning << '\n';
+    std::map<std::string, kd::junit::TestInfo> infos;
+    if (!ctest_tests.empty())
+      infos = kd::junit::parse_ctest_tests_json(read_input(ctest_tests, "CTest test list"));
+
+    const kd::junit::Report report = kd::junit::convert(run, gtest, infos, title);
+    write_output(output, kd::junit::write_junit(report));
+    std::cout << kd::junit::summary_line(report.counts()) << std::endl;
+  } catch (const kd::junit::InputError& e) {
+    std::cerr << "kernodeck-junit: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "kernodeck-junit: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

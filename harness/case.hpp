@@ -1,0 +1,147 @@
+// A conformance case as data: what to change in the environment, which
+// arguments to give, what the runner must have, and what must come out.
+// Cases are built with a small fluent builder so the tables in suites/ read
+// like the contract:
+//
+//   Case("existing_file_untouched", "output")
+//       .guards("An existing file is never overwritten")
+//       .args({"--device", "cpu", "--output", "{tmp}/report.json"})
+//       .file("report.json", "precious")
+//       .expect_exit(12).expect_code("OUTPUT_WRITE_FAILED").expect_stage("output")
+//       .expect_file_unchanged("report.json");
+//
+// Placeholders in arguments, variables and paths: {tmp} is the case's own
+// fresh folder, {fixtures} the folder of the built fixtures.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kdh {
+
+using nlohmann::json;
+
+// What a runner must offer for a case to be meaningful.
+enum class Need {
+  Gpu,             // a GPU device node; KERNODECK_EXPECT_GPU=1 turns "missing" into a failure
+  GpuBackend,      // the check's libtorch was built with CUDA or HIP
+  CpuOnlyBackend,  // the check's libtorch was built with neither
+  NvidiaSmi,       // nvidia-smi on the runner's PATH
+  UserNamespaces,  // `unshare --user --map-root-user --mount` works here
+  ProbeModule,     // the check's probe module can be found beside it
+};
+
+struct FileSetup {
+  enum class Kind { Regular, DanglingSymlink, Directory } kind = Kind::Regular;
+  std::string path;  // relative to {tmp}
+  std::string content;
+};
+
+struct FileExpect {
+  enum class Kind { Absent, IdenticalToStdout, Unchanged, StillDangling } kind;
+  std::string path;  // relative to {tmp}
+};
+
+struct CaseRun;  // run_case.hpp
+
+struct Case {
+  Case(std::string id, std::string layer);
+
+  // identity
+  std::string id;     // [A-Za-z0-9_], the test name
+  std::string layer;  // the suite, the JUnit classname
+  std::string promise;
+
+  // manipulation
+  std::vector<std::string> arguments;
+  std::map<std::string, std::string> set_env;
+  std::vector<std::string> unset_env;
+  std::optional<std::string> fault;         // KERNODECK_FAULT for the fault probe
+  std::optional<std::string> probe_module;  // KERNODECK_PROBE_MODULE
+  std::vector<FileSetup> files;
+  std::optional<rlim_t> file_size_limit;
+  std::optional<std::pair<double, int>> signal_at;  // (seconds, signal) to the check
+  std::vector<std::string> wrapper;                 // argv run before the check's own
+  std::string cwd;                                  // relative to {tmp}; empty: {tmp}
+  std::optional<int> gpu_slot;                      // restrict visibility to this GPU
+  int parallel = 1;                                 // run this many copies at once
+  bool sample_processes = false;                    // watch the check's processes while it runs
+  std::string described_manipulation;               // extra words for the failure context
+  // Prepares what files cannot express; returns "" or why it could not.
+  std::function<std::string(const std::string& tmp)> setup;
+
+  // requirements
+  std::vector<Need> needs;
+  std::optional<long long> needs_gpu_index;  // skip unless this index is visible
+
+  // expectations
+  std::optional<int> exit_code;
+  std::optional<int> killed_by_signal;
+  std::optional<std::string> code, stage, status;
+  bool report_expected = true;  // false: stdout must be empty (unless text_stdout)
+  bool text_stdout = false;     // stdout is text for people (--help, --version)
+  std::vector<std::pair<std::string, json>> fields;  // JSON pointer -> value
+  std::vector<std::string> not_null, is_null;
+  std::vector<std::string> stdout_contains, stderr_contains;
+  std::vector<std::string> report_not_contains;  // besides the privacy canaries
+  std::vector<FileExpect> file_expectations;
+  std::optional<double> max_seconds, min_seconds;
+  bool privacy_canaries = false;
+  std::function<void(const CaseRun&, std::vector<std::string>& problems)> extra;
+
+  // builder
+  Case& guards(std::string text);
+  Case& args(std::vector<std::string> a);
+  Case& env(const std::string& name, const std::string& value);
+  Case& unset(const std::string& name);
+  Case& with_fault(std::string spec);
+  Case& with_probe(std::string path);
+  Case& file(std::string path, std::string content);
+  Case& dangling_symlink(std::string path);
+  Case& directory(std::string path);
+  Case& limit_file_size(rlim_t bytes);
+  Case& send_signal(double seconds, int signal);
+  Case& wrap(std::vector<std::string> argv, std::string description);
+  Case& prepare(std::function<std::string(const std::string& tmp)> step, std::string description);
+  Case& in_folder(std::string relative);
+  Case& copies(int n);
+  Case& watch_processes();
+  Case& needs_(Need need);
+  Case& needs_index(long long index);
+  Case& on_gpu_slot(int slot);
+  Case& expect_exit(int code);
+  Case& expect_killed_by(int signal);
+  Case& expect_code(std::string code);
+  Case& expect_stage(std::string stage);
+  Case& expect_status(std::string status);
+  Case& expect_field(std::string pointer, json value);
+  Case& expect_not_null(std::string pointer);
+  Case& expect_null(std::string pointer);
+  Case& expect_stdout_contains(std::string text);
+  Case& expect_stderr_contains(std::string text);
+  Case& expect_report_lacks(std::string text);
+  Case& expect_no_report();
+  Case& expect_text_stdout();
+  Case& expect_file(FileExpect::Kind kind, std::string path);
+  Case& within(double seconds);
+  Case& at_least(double seconds);
+  Case& with_privacy_canaries();
+  Case& also(std::function<void(const CaseRun&, std::vector<std::string>&)> check);
+
+  // A usage error: exit 2, a message on stderr, nothing on stdout.
+  Case& usage_error(std::string stderr_text);
+  // An outcome of the contract's table: exit code, code and stage together.
+  Case& outcome(const std::string& code, const std::string& stage);
+};
+
+// gtest prints parameters with this; keeps CTest names free of raw bytes.
+void PrintTo(const Case& c, std::ostream* os);
+
+}  // namespace kdh

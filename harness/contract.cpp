@@ -1,0 +1,70 @@
+#include "contract.hpp"
+
+namespace kdh {
+
+const std::vector<ContractOutcome>& contract_outcomes() {
+  static const std::vector<ContractOutcome> table{
+      {"GPU_CHECK_PASSED", 0},     {"CPU_CHECK_PASSED", 0},  {"INTERNAL_ERROR", 1},
+      {"TORCH_MISSING", 3},        {"TORCH_IMPORT_FAILED", 4}, {"GPU_BACKEND_ABSENT", 5},
+      {"GPU_UNAVAILABLE", 6},      {"DEVICE_INDEX_INVALID", 7}, {"CHECK_FAILED", 8},
+      {"OUT_OF_MEMORY", 9},        {"RUNTIME_ERROR", 9},      {"TIMEOUT", 10},
+      {"WORKER_FAILED", 11},       {"OUTPUT_WRITE_FAILED", 12},
+  };
+  return table;
+}
+
+std::optional<int> contract_exit_code(const std::string& code) {
+  for (const auto& row : contract_outcomes()) {
+    if (code == row.code) return row.exit_code;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string>& contract_report_keys() {
+  static const std::vector<std::string> keys{
+      "/schema_version",
+      "/tool",
+      "/tool/name",
+      "/tool/version",
+      "/status",
+      "/code",
+      "/exit_code",
+      "/stage",
+      "/message",
+      "/requested",
+      "/requested/device",
+      "/requested/device_index",
+      "/requested/timeout_s",
+      "/requested/host_check",
+      "/runtime",
+      "/runtime/os_family",
+      "/runtime/arch",
+      "/runtime/check_build",
+      "/pytorch",
+      "/pytorch/version",
+      "/pytorch/cuda",
+      "/pytorch/hip",
+      "/pytorch/backend",
+      "/pytorch/gpu_available",
+      "/pytorch/visible_device_count",
+      "/execution",
+      "/execution/device",
+      "/execution/product_verified",
+      "/execution/gradient_verified",
+      "/execution/loss",
+      "/execution/synchronized",
+      "/execution/timings_ms",
+      "/execution/timings_ms/load",
+      "/execution/timings_ms/device_init",
+      "/execution/timings_ms/compute",
+      "/execution/memory",
+      "/host",
+      "/output",
+      "/output/requested",
+      "/output/written",
+      "/error",
+  };
+  return keys;
+}
+
+}  // namespace kdh

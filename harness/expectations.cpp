@@ -1,0 +1,445 @@
+#include "expectations.hpp"
+
+#include <gtest/gtest.h>
+#include <limits.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <dirent.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "contract.hpp"
+#include "runner.hpp"
+
+namespace kdh {
+namespace {
+
+// Keys the check adds to the contract's, all of them harmless.
+const std::set<std::string>& allowed_extra_keys() {
+  static const std::set<std::string> keys{
+      "/tool/probe",
+      "/runtime/check_build/compiler",
+      "/runtime/check_build/cxx_standard",
+      "/runtime/check_build/build_type",
+      "/execution/memory/allocated_bytes",
+      "/execution/memory/reserved_bytes",
+      "/host/tool",
+      "/host/status",
+      "/host/driver_version",
+      "/host/memory_total_mib",
+      "/error/type",
+      "/error/message",
+  };
+  return keys;
+}
+
+const std::set<std::string> kStages{"import", "backend", "device", "compute", "output", "complete"};
+
+std::string show(const json& v) { return v.dump(); }
+
+std::string arg_value(const std::vector<std::string>& args, const std::string& name) {
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == name) return args[i + 1];
+  }
+  return {};
+}
+bool has_arg(const std::vector<std::string>& args, const std::string& name) {
+  return std::find(args.begin(), args.end(), name) != args.end();
+}
+
+std::string read_file(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = static_cast<bool>(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool path_exists(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void collect_pointers(const json& value, const std::string& prefix, std::vector<std::string>& out) {
+  if (!value.is_object()) return;
+  for (const auto& [key, child] : value.items()) {
+    out.push_back(prefix + "/" + key);
+    collect_pointers(child, prefix + "/" + key, out);
+  }
+}
+
+// The contract's invariants of every report, whatever the case.
+void check_report_shape(const Case& c, const json& report, int exit_code, bool exited,
+                        std::vector<std::string>& problems) {
+  for (const auto& key : contract_report_keys()) {
+    if (!report.contains(json::json_pointer(key))) problems.push_back("report lacks " + key);
+  }
+  std::vector<std::string> pointers;
+  collect_pointers(report, "", pointers);
+  std::set<std::string> known(contract_report_keys().begin(), contract_report_keys().end());
+  for (const auto& p : pointers) {
+    if (!known.count(p) && !allowed_extra_keys().count(p)) {
+      problems.push_back("report has a key the contract does not know: " + p);
+    }
+  }
+  auto at = [&](const std::string& p) -> json {
+    json::json_pointer ptr(p);
+    return report.contains(ptr) ? report.at(ptr) : json();
+  };
+  if (at("/schema_version") != 1) problems.push_back("/schema_version is not 1");
+  if (at("/tool/name") != "kernodeck-diagnostic") problems.push_back("/tool/name is wrong");
+  const json code = at("/code");
+  const int contract_exit =
+      code.is_string() ? contract_exit_code(code.get<std::string>()).value_or(-1) : -1;
+  if (contract_exit < 0) {
+    problems.push_back("/code " + show(code) + " is not an outcome of the contract");
+  } else if (exited && contract_exit != exit_code) {
+    problems.push_back("/code " + show(code) + " must exit " + std::to_string(contract_exit) +
+                       ", the process exited " + std::to_string(exit_code));
+  }
+  if (exited && at("/exit_code") != exit_code) {
+    problems.push_back("/exit_code " + show(at("/exit_code")) + " differs from the process's " +
+                       std::to_string(exit_code));
+  }
+  const bool passed = contract_exit == 0;
+  if (at("/status") != (passed ? "passed" : "failed")) {
+    problems.push_back("/status " + show(at("/status")) + " does not match code " + show(code));
+  }
+  const json stage = at("/stage");
+  if (!stage.is_string() || !kStages.count(stage.get<std::string>())) {
+    problems.push_back("/stage " + show(stage) + " is not a stage of the contract");
+  }
+  if (passed) {
+    if (stage != "complete") problems.push_back("a pass must be at stage complete");
+    if (!at("/error").is_null()) problems.push_back("a pass carries an error: " + show(at("/error")));
+    if (at("/execution/product_verified") != true || at("/execution/gradient_verified") != true ||
+        at("/execution/loss") != 196) {
+      problems.push_back("a pass without a verified product, gradient and loss 196");
+    }
+  } else if (!at("/error").is_object() || !at("/error/message").is_string() ||
+             at("/error/message").get<std::string>().empty()) {
+    problems.push_back("a failure without an error {type, message} saying why");
+  }
+  if (!at("/message").is_string() || at("/message").get<std::string>().empty()) {
+    problems.push_back("/message is empty");
+  }
+  // `requested` says what was asked, as given.
+  const auto& a = c.arguments;
+  std::string device = has_arg(a, "--device") ? arg_value(a, "--device") : "cuda";
+  if (at("/requested/device") != device) {
+    problems.push_back("/requested/device " + show(at("/requested/device")) + " but " + device +
+                       " was asked");
+  }
+  if (at("/requested/host_check") != has_arg(a, "--host-check")) {
+    problems.push_back("/requested/host_check does not reflect --host-check");
+  }
+  if (at("/output/requested") != has_arg(a, "--output")) {
+    problems.push_back("/output/requested does not reflect --output");
+  }
+  if (!has_arg(a, "--host-check") && !at("/host").is_null()) {
+    problems.push_back("/host is not null although --host-check was not given");
+  }
+  if (has_arg(a, "--host-check")) {
+    static const std::set<std::string> statuses{"ok", "not_found", "timeout", "failed"};
+    json st = at("/host/status");
+    if (!st.is_string() || !statuses.count(st.get<std::string>())) {
+      problems.push_back("/host/status " + show(st) + " is not ok/not_found/timeout/failed");
+    }
+  }
+  if (device == "cpu") {
+    // CPU mode asks nothing of the GPU driver: "not asked" is null, never 0/false.
+    for (const char* p : {"/pytorch/gpu_available", "/pytorch/visible_device_count"}) {
+      if (!at(p).is_null()) problems.push_back(std::string(p) + " must be null in CPU mode");
+    }
+    if (!at("/execution/device").is_null() && at("/execution/device") != "cpu") {
+      problems.push_back("asked for the CPU, ran on " + show(at("/execution/device")));
+    }
+  } else if (!at("/execution/device").is_null() &&
+             at("/execution/device").get<std::string>().rfind("cuda:", 0) != 0) {
+    problems.push_back("asked for a GPU, ran on " + show(at("/execution/device")) +
+                       ": never silently the CPU");
+  }
+}
+
+std::string tail_lines(const std::string& text, size_t lines) {
+  size_t pos = text.size();
+  size_t count = 0;
+  while (pos > 0 && count <= lines) {
+    pos = text.rfind('\n', pos - 1);
+    if (pos == std::string::npos) {
+      pos = 0;
+      break;
+    }
+    ++count;
+  }
+  std::string tail = text.substr(pos == 0 ? 0 : pos + 1);
+  std::string out;
+  std::istringstream in(tail);
+  for (std::string line; std::getline(in, line);) out += "  | " + line + "\n";
+  return out;
+}
+
+// Strings a report may never carry, beyond the case's canaries.
+std::vector<std::pair<std::string, std::string>> forbidden_strings(const CaseRun& run) {
+  std::vector<std::pair<std::string, std::string>> out = run.canaries;
+  out.emplace_back("the case's folder", run.tmp);
+  out.emplace_back("the working directory", run.cwd);
+  const std::string& check = runner().check;
+  out.emplace_back("the check's path", check.substr(0, check.rfind('/')));
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd) != nullptr && std::string(cwd).size() > 1) {
+    out.emplace_back("the suite's working directory", cwd);
+  }
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0 && std::string(host).size() >= 6) {
+    out.emplace_back("the host name", host);
+  }
+  if (const passwd* pw = getpwuid(getuid()); pw != nullptr && std::string(pw->pw_name).size() >= 5) {
+    out.emplace_back("the user name", pw->pw_name);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
+  std::vector<std::string> problems;
+  if (!run.setup_error.empty()) {
+    problems.push_back("the case could not be prepared: " + run.setup_error);
+    return problems;
+  }
+  for (size_t i = 0; i < run.copies.size(); ++i) {
+    const CopyRun& copy = run.copies[i];
+    const kd::RunResult& res = copy.result;
+    std::string who = run.copies.size() > 1 ? "copy " + std::to_string(i) + ": " : "";
+    auto problem = [&](const std::string& p) { problems.push_back(who + p); };
+    if (res.end == kd::RunEnd::SpawnFailed) {
+      problem("the check could not be started: " + res.spawn_error);
+      continue;
+    }
+    if (res.end == kd::RunEnd::Deadline) {
+      problem("the check did not end within the suite's own limit (" +
+              std::to_string(static_cast<int>(res.elapsed_s)) + " s); the suite killed it");
+    }
+    const bool exited = res.status.exited();
+    if (c.killed_by_signal) {
+      if (!res.status.signaled || res.status.signal != *c.killed_by_signal) {
+        problem("expected the check to end by " + kd::signal_name(*c.killed_by_signal) +
+                ", it " + res.status.describe());
+      }
+    } else if (res.status.signaled) {
+      problem("the check was " + res.status.describe());
+    }
+    if (exited) {
+      int code = res.status.code;
+      if (code == 124 || code >= 126) {
+        problem("exit code " + std::to_string(code) + " is reserved (124, 126-255 are never outcomes)");
+      }
+      if (c.exit_code && *c.exit_code != code) {
+        problem("exit code: expected " + std::to_string(*c.exit_code) + ", got " +
+                std::to_string(code));
+      }
+    }
+    if (!c.report_expected) {
+      if (!c.text_stdout && !res.out.data.empty()) problem("stdout must be empty, it holds " +
+                                         std::to_string(res.out.data.size()) + " bytes");
+    } else if (!copy.report) {
+      if (!c.killed_by_signal) {
+        problem(copy.report_error.empty() ? "no report on stdout" : copy.report_error);
+      }
+    } else {
+      const json& report = *copy.report;
+      std::vector<std::string> shape;
+      check_report_shape(c, report, res.status.code, exited, shape);
+      for (const auto& p : shape) problem(p);
+      auto at = [&](const std::string& p) -> json {
+        json::json_pointer ptr(p);
+        return report.contains(ptr) ? report.at(ptr) : json();
+      };
+      if (c.code && at("/code") != *c.code) {
+        problem("/code: expected \"" + *c.code + "\", got " + show(at("/code")));
+      }
+      if (c.stage && at("/stage") != *c.stage) {
+        problem("/stage: expected \"" + *c.stage + "\", got " + show(at("/stage")));
+      }
+      if (c.status && at("/status") != *c.status) {
+        problem("/status: expected \"" + *c.status + "\", got " + show(at("/status")));
+      }
+      for (const auto& [pointer, value] : c.fields) {
+        json expected = value;
+        if (expected.is_string()) {
+          std::string s = expected.get<std::string>();
+          std::string gpu = c.needs_gpu_index && !runner().allocated_gpu
+                                ? std::to_string(*c.needs_gpu_index) : "0";
+          size_t pos = s.find("{gpu_index}");
+          if (pos != std::string::npos) s.replace(pos, 11, gpu);
+          expected = s;
+        }
+        if (at(pointer) != expected) {
+          problem(pointer + ": expected " + show(expected) + ", got " + show(at(pointer)));
+        }
+      }
+      for (const auto& p : c.not_null) {
+        if (at(p).is_null()) problem(p + " must not be null");
+      }
+      for (const auto& p : c.is_null) {
+        if (!at(p).is_null()) problem(p + " must be null, got " + show(at(p)));
+      }
+    }
+    for (const auto& text : c.stdout_contains) {
+      if (res.out.data.find(text) == std::string::npos) problem("stdout lacks \"" + text + "\"");
+    }
+    for (const auto& text : c.stderr_contains) {
+      if (res.err.data.find(text) == std::string::npos) problem("stderr lacks \"" + text + "\"");
+    }
+    if (c.max_seconds && res.elapsed_s > *c.max_seconds) {
+      problem("took " + std::to_string(res.elapsed_s).substr(0, 5) + " s, more than the " +
+              std::to_string(*c.max_seconds).substr(0, 5) + " s allowed");
+    }
+    if (c.min_seconds && res.elapsed_s < *c.min_seconds) {
+      problem("took only " + std::to_string(res.elapsed_s).substr(0, 5) + " s, less than " +
+              std::to_string(*c.min_seconds).substr(0, 5) + " s");
+    }
+    // Privacy: nothing of the machine in the report.
+    std::string where = res.out.data;
+    for (const auto& text : c.report_not_contains) {
+      if (!text.empty() && where.find(text) != std::string::npos) {
+        problem("the report contains \"" + text + "\"");
+      }
+    }
+    for (const auto& [what, value] : forbidden_strings(run)) {
+      if (value.size() >= 4 && where.find(value) != std::string::npos) {
+        problem("the report leaks " + what + " (" + value + ")");
+      }
+      if (c.privacy_canaries && value.size() >= 4 && res.err.data.find(value) != std::string::npos) {
+        problem("stderr leaks " + what + " (" + value + ")");
+      }
+    }
+  }
+
+  for (const auto& left : run.leftovers) {
+    problems.push_back("a process of the check was still running after it ended: " + left);
+  }
+  for (const auto& p : run.watch_problems) problems.push_back(p);
+  if (c.sample_processes && run.watched_workers == 0) {
+    problems.push_back("no worker process was ever seen while the check ran");
+  }
+
+  // Files: what must, and what must not, be there afterwards.
+  std::set<std::string> expected_new;
+  for (const auto& fe : c.file_expectations) {
+    std::string path = run.tmp + "/" + fe.path;
+    switch (fe.kind) {
+      case FileExpect::Kind::Absent:
+        if (path_exists(path)) problems.push_back(fe.path + " exists but must not");
+        break;
+      case FileExpect::Kind::IdenticalToStdout: {
+        bool ok = false;
+        std::string content = read_file(path, ok);
+        expected_new.insert(fe.path.substr(0, fe.path.find('/')));
+        if (!ok) {
+          problems.push_back(fe.path + " was not written");
+        } else if (content != run.main().result.out.data) {
+          problems.push_back(fe.path + " differs from stdout (" + std::to_string(content.size()) +
+                             " vs " + std::to_string(run.main().result.out.data.size()) + " bytes)");
+        }
+        for (const auto& [what, value] : forbidden_strings(run)) {
+          if (value.size() >= 4 && content.find(value) != std::string::npos) {
+            problems.push_back(fe.path + " leaks " + what);
+          }
+        }
+        break;
+      }
+      case FileExpect::Kind::Unchanged: {
+        bool ok = false;
+        std::string content = read_file(path, ok);
+        std::string original;
+        for (const auto& f : c.files) {
+          if (f.path == fe.path) original = f.content;
+        }
+        if (!ok || content != original) problems.push_back(fe.path + " was changed");
+        break;
+      }
+      case FileExpect::Kind::StillDangling: {
+        struct stat st {};
+        if (lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
+          problems.push_back(fe.path + " is no longer the dangling symlink it was");
+        } else if (stat(path.c_str(), &st) == 0) {
+          problems.push_back(fe.path + " now points to a file that was created");
+        }
+        break;
+      }
+    }
+  }
+  if (!c.file_expectations.empty()) {
+    // Nothing else may appear: no temporary file, no partial report.
+    std::set<std::string> before(run.listing_before.begin(), run.listing_before.end());
+    for (const auto& name : names_in(run.tmp)) {
+      if (!before.count(name) && !expected_new.count(name) && name != "home" &&
+          run.cwd != run.tmp + "/" + name) {
+        problems.push_back("a file was left in the output folder: " + name);
+      }
+    }
+  }
+  if (c.extra) c.extra(run, problems);
+  return problems;
+}
+
+std::string failure_context(const Case& c, const CaseRun& run,
+                            const std::vector<std::string>& problems) {
+  std::ostringstream s;
+  s << c.layer << "." << c.id << " broke its promise: " << c.promise << "\n";
+  for (const auto& p : problems) s << "  - " << p << "\n";
+  s << "Runner: " << runner().summary() << "\n";
+  s << "Manipulation: ";
+  if (run.manipulation.empty()) s << "none (clean environment)";
+  for (size_t i = 0; i < run.manipulation.size(); ++i) s << (i ? "; " : "") << run.manipulation[i];
+  s << "\n";
+  if (run.copies.empty()) return s.str();
+  const auto& res = run.main().result;
+  s << "Command: " << run.main().command << "\n";
+  s << "Ended: " << res.status.describe() << " after " << std::to_string(res.elapsed_s).substr(0, 5)
+    << " s\n";
+  s << "stderr (end):\n" << (res.err.data.empty() ? "  (empty)\n" : tail_lines(res.err.data, 15));
+  s << "Report (stdout):\n";
+  if (run.main().report) {
+    s << tail_lines(run.main().report->dump(2), 200);
+  } else {
+    s << (res.out.data.empty() ? "  (empty)\n" : tail_lines(res.out.data.substr(0, 4000), 40));
+  }
+  return s.str();
+}
+
+void run_and_check(const Case& c) {
+  if (auto unmet = unmet_needs(c)) {
+    if (unmet->fatal) {
+      FAIL() << c.layer << "." << c.id << " cannot run, and this runner declared a GPU "
+             << "(KERNODECK_EXPECT_GPU=1): " << unmet->reason;
+    }
+    GTEST_SKIP() << unmet->reason;
+  }
+  CaseRun run = run_case(c);
+  std::vector<std::string> problems = evaluate(c, run);
+  if (!problems.empty()) ADD_FAILURE() << failure_context(c, run, problems);
+  cleanup(run);
+}
+
+}  // namespace kdh

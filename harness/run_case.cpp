@@ -1,0 +1,389 @@
+#include "run_case.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "runner.hpp"
+
+namespace kdh {
+namespace {
+
+// Variables a runner may need to reach its GPU and libraries; everything
+// else of the harness's environment stays out of the check's.
+constexpr const char* kPassThrough[] = {
+    "PATH",          "LD_LIBRARY_PATH",      "CUDA_VISIBLE_DEVICES",       "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "TMPDIR",
+};
+constexpr const char* kMarkVariable = "KERNODECK_CASE_MARK";
+
+std::string random_token(size_t n) {
+  static std::mt19937_64 rng{std::random_device{}()};
+  static const char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s.push_back(kAlphabet[rng() % (sizeof kAlphabet - 1)]);
+  return s;
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  size_t pos = 0;
+  while ((pos = s.find(from, pos)) != std::string::npos) {
+    s.replace(pos, from.size(), to);
+    pos += to.size();
+  }
+}
+
+bool write_file(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+  return static_cast<bool>(out);
+}
+
+std::vector<std::string> listing(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string read_text(const std::string& path, size_t limit = 1 << 20) {
+  std::ifstream in(path, std::ios::binary);
+  std::string data;
+  data.resize(limit);
+  in.read(data.data(), static_cast<std::streamsize>(limit));
+  data.resize(static_cast<size_t>(in.gcount()));
+  return data;
+}
+
+std::vector<int> all_pids() {
+  std::vector<int> pids;
+  if (DIR* d = opendir("/proc")) {
+    while (dirent* e = readdir(d)) {
+      char* end = nullptr;
+      long pid = std::strtol(e->d_name, &end, 10);
+      if (end != e->d_name && *end == '\0') pids.push_back(static_cast<int>(pid));
+    }
+    closedir(d);
+  }
+  return pids;
+}
+
+// Fields of /proc/PID/stat after the command name: state, ppid, pgrp.
+struct ProcStat {
+  char state = '?';
+  int ppid = 0;
+  int pgrp = 0;
+  std::string comm;
+};
+std::optional<ProcStat> proc_stat(int pid) {
+  std::string text = read_text("/proc/" + std::to_string(pid) + "/stat", 4096);
+  size_t open = text.find('(');
+  size_t close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos) return std::nullopt;
+  ProcStat st;
+  st.comm = text.substr(open + 1, close - open - 1);
+  std::istringstream rest(text.substr(close + 1));
+  rest >> st.state >> st.ppid >> st.pgrp;
+  return st;
+}
+
+std::string describe_pid(int pid) {
+  std::string cmd = read_text("/proc/" + std::to_string(pid) + "/cmdline", 512);
+  std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+  auto st = proc_stat(pid);
+  return "pid " + std::to_string(pid) + " (" + (st ? st->comm : "?") + "): " + cmd;
+}
+
+// Live (non-zombie) processes carrying the case's marker.
+std::vector<int> marked_processes(const std::string& mark) {
+  const std::string needle = std::string(kMarkVariable) + "=" + mark;
+  std::vector<int> found;
+  const int self = getpid();
+  for (int pid : all_pids()) {
+    if (pid == self) continue;
+    std::string env = read_text("/proc/" + std::to_string(pid) + "/environ", 1 << 18);
+    size_t pos = 0;
+    bool marked = false;
+    while (pos < env.size()) {
+      size_t end = env.find('\0', pos);
+      if (end == std::string::npos) end = env.size();
+      if (env.compare(pos, end - pos, needle) == 0) marked = true;
+      pos = end + 1;
+    }
+    if (!marked) continue;
+    auto st = proc_stat(pid);
+    if (st && st->state != 'Z' && st->state != 'X') found.push_back(pid);
+  }
+  return found;
+}
+
+// What the suite allows itself to assume of a timeout argument.
+double harness_limit(const std::vector<std::string>& args) {
+  double limit = 60;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--timeout") {
+      char* end = nullptr;
+      double t = std::strtod(args[i + 1].c_str(), &end);
+      if (end != args[i + 1].c_str() && t > 0 && t < 1000) limit = t + 20;
+    }
+  }
+  return limit;
+}
+
+void watch(int pid, CaseRun& run) {
+  // The parent must never map libtorch or a GPU driver library.
+  std::string maps = read_text("/proc/" + std::to_string(pid) + "/maps", 8 << 20);
+  for (const char* lib : {"libtorch", "libc10", "libcuda.so", "libamdhip64", "libnvidia-ml"}) {
+    if (maps.find(lib) != std::string::npos) {
+      std::string problem = std::string("the check's parent process mapped ") + lib +
+                            " (libtorch and GPU drivers belong in the worker only)";
+      if (std::find(run.watch_problems.begin(), run.watch_problems.end(), problem) ==
+          run.watch_problems.end()) {
+        run.watch_problems.push_back(problem);
+      }
+    }
+  }
+  auto parent = proc_stat(pid);
+  if (!parent) return;
+  for (int child : all_pids()) {
+    auto st = proc_stat(child);
+    if (!st || st->ppid != pid || st->state == 'Z') continue;
+    ++run.watched_workers;
+    if (st->pgrp != child || st->pgrp == parent->pgrp) {
+      std::string problem = "a child of the check (" + describe_pid(child) +
+                            ") is not in a process group of its own";
+      if (std::find(run.watch_problems.begin(), run.watch_problems.end(), problem) ==
+          run.watch_problems.end()) {
+        run.watch_problems.push_back(problem);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string expand(const std::string& text, const std::string& tmp, const std::string& copy) {
+  std::string s = text;
+  replace_all(s, "{tmp}", tmp);
+  replace_all(s, "{fixtures}", runner().fixtures_dir);
+  replace_all(s, "{copy}", copy);
+  replace_all(s, "{check}", runner().check);
+  return s;
+}
+
+CaseRun run_case(const Case& c) {
+  CaseRun run;
+  const Runner& r = runner();
+  std::string base = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp";
+  std::string templ = base + "/kd-" + c.layer + "-" + c.id + "-XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) {
+    run.setup_error = "cannot create a folder under " + base;
+    return run;
+  }
+  run.tmp = templ;
+  const std::string mark = random_token(16);
+
+  // Files the case starts from.
+  for (const auto& f : c.files) {
+    std::string path = run.tmp + "/" + f.path;
+    bool ok = true;
+    switch (f.kind) {
+      case FileSetup::Kind::Regular:
+        ok = write_file(path, f.content);
+        run.manipulation.push_back("existing file " + f.path + " (" +
+                                   std::to_string(f.content.size()) + " bytes)");
+        break;
+      case FileSetup::Kind::DanglingSymlink:
+        ok = symlink((run.tmp + "/no-such-target").c_str(), path.c_str()) == 0;
+        run.manipulation.push_back("dangling symlink " + f.path);
+        break;
+      case FileSetup::Kind::Directory:
+        ok = mkdir(path.c_str(), 0755) == 0;
+        run.manipulation.push_back("folder " + f.path);
+        break;
+    }
+    if (!ok) run.setup_error = "cannot create " + f.path;
+  }
+
+  if (c.setup && run.setup_error.empty()) run.setup_error = c.setup(run.tmp);
+
+  // A clean environment, then the case's change.
+  std::map<std::string, std::string> env;
+  for (const char* name : kPassThrough) {
+    if (const char* v = std::getenv(name)) env[name] = v;
+  }
+  std::string home = run.tmp + "/home";
+  run.cwd = c.cwd.empty() ? run.tmp : run.tmp + "/" + c.cwd;
+  if (c.privacy_canaries) {
+    std::string token = random_token(10);
+    run.canaries = {{"secret variable", "kdcanary-secret-" + token},
+                    {"token variable", "kdcanary-token-" + token},
+                    {"working directory", "kdcanary-cwd-" + token},
+                    {"home directory", "kdcanary-home-" + token}};
+    env["KD_CANARY_SECRET"] = run.canaries[0].second;
+    env["API_TOKEN"] = run.canaries[1].second;
+    run.cwd = run.tmp + "/" + run.canaries[2].second;
+    home = run.tmp + "/" + run.canaries[3].second;
+    run.manipulation.push_back("canaries: secret variables KD_CANARY_SECRET and API_TOKEN, "
+                               "unusual working directory and HOME");
+  }
+  mkdir(home.c_str(), 0755);
+  mkdir(run.cwd.c_str(), 0755);
+  env["HOME"] = home;
+  env[kMarkVariable] = mark;
+
+  std::string gpu_index = c.needs_gpu_index ? std::to_string(*c.needs_gpu_index) : "0";
+  bool restricted = false;
+  if (r.allocated_gpu && std::find(c.needs.begin(), c.needs.end(), Need::Gpu) != c.needs.end()) {
+    // CTest gave this test one GPU: it sees only that one, as index 0.
+    std::string id = std::to_string(*r.allocated_gpu);
+    env[r.backend == "rocm" ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES"] = id;
+    gpu_index = "0";
+    restricted = true;
+    run.manipulation.push_back("CTest resource group: only GPU " + id + " visible");
+  }
+  if (c.fault) {
+    env["KERNODECK_PROBE_MODULE"] = r.fixtures_dir + "/libkd_fault_probe.so";
+    env["KERNODECK_FAULT"] = *c.fault;
+    run.manipulation.push_back("fault-injecting probe, KERNODECK_FAULT=" + *c.fault);
+  }
+  if (c.probe_module) {
+    env["KERNODECK_PROBE_MODULE"] = expand(*c.probe_module, run.tmp, "0");
+    run.manipulation.push_back("probe module " + *c.probe_module);
+  }
+  for (const auto& name : c.unset_env) {
+    env.erase(name);
+    run.manipulation.push_back("unset " + name);
+  }
+  for (const auto& [name, value] : c.set_env) {
+    env[name] = expand(value, run.tmp, "0");
+    run.manipulation.push_back(name + "=" + value);
+  }
+  if (c.file_size_limit) {
+    run.manipulation.push_back("file size limit " + std::to_string(*c.file_size_limit) +
+                               " bytes (RLIMIT_FSIZE)");
+  }
+  if (c.signal_at) {
+    run.manipulation.push_back(kd::signal_name(c.signal_at->second) + " to the check after " +
+                               std::to_string(c.signal_at->first).substr(0, 4) + " s");
+  }
+  if (!c.described_manipulation.empty()) run.manipulation.push_back(c.described_manipulation);
+
+  std::vector<std::string> env_list;
+  for (const auto& [name, value] : env) env_list.push_back(name + "=" + value);
+  run.listing_before = listing(run.tmp);
+  if (!run.setup_error.empty()) return run;
+
+  const double limit = harness_limit(c.arguments);
+  run.copies.resize(static_cast<size_t>(std::max(1, c.parallel)));
+  auto launch = [&](size_t index) {
+    CopyRun& copy = run.copies[index];
+    std::vector<std::string> argv;
+    for (const auto& w : c.wrapper) argv.push_back(expand(w, run.tmp, std::to_string(index)));
+    argv.push_back(r.check);
+    for (const auto& a : c.arguments) {
+      std::string arg = expand(a, run.tmp, std::to_string(index));
+      replace_all(arg, "{gpu_index}", gpu_index);
+      replace_all(arg, "{gpu_count}", restricted ? "1" : std::to_string(r.visible_gpus));
+      argv.push_back(arg);
+    }
+    kd::SpawnSpec spec;
+    spec.argv = argv;
+    spec.env = env_list;
+    spec.cwd = run.cwd;
+    spec.out = kd::CaptureSpec{true, 4 << 20, false};
+    spec.err = kd::CaptureSpec{true, 64 << 10, true};
+    if (c.file_size_limit) {
+      spec.rlimits.push_back({RLIMIT_FSIZE, rlimit{*c.file_size_limit, *c.file_size_limit}});
+    }
+    kd::RunHooks hooks;
+    bool signalled = false;
+    int child_pid = 0;
+    hooks.on_started = [&child_pid](int pid) { child_pid = pid; };
+    hooks.tick_signal_to_group = false;
+    if (c.signal_at || (c.sample_processes && index == 0)) {
+      hooks.tick_interval_s = 0.02;
+      hooks.on_tick = [&](double elapsed) {
+        if (c.sample_processes && index == 0 && child_pid > 0) watch(child_pid, run);
+        if (c.signal_at && !signalled && elapsed >= c.signal_at->first) {
+          signalled = true;
+          return c.signal_at->second;
+        }
+        return 0;
+      };
+    }
+    std::ostringstream cmd;
+    for (size_t i = 0; i < argv.size(); ++i) cmd << (i ? " " : "") << argv[i];
+    copy.command = cmd.str();
+    copy.result = kd::run_supervised(spec, kd::deadline_in(limit), hooks);
+    const std::string& out = copy.result.out.data;
+    if (!out.empty()) {
+      json parsed = json::parse(out, nullptr, false);
+      if (parsed.is_discarded()) {
+        copy.report_error = "stdout is not one JSON document";
+      } else {
+        copy.report = parsed;
+      }
+    }
+  };
+  if (run.copies.size() == 1) {
+    launch(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < run.copies.size(); ++i) threads.emplace_back(launch, i);
+    for (auto& t : threads) t.join();
+  }
+  run.argv = {run.copies[0].command};
+
+  // Whatever still carries the marker was left behind. Give dying processes
+  // a moment, then name and end the rest.
+  auto until = kd::deadline_in(1.0);
+  std::vector<int> left = marked_processes(mark);
+  while (!left.empty() && kd::Clock::now() < until) {
+    usleep(50 * 1000);
+    left = marked_processes(mark);
+  }
+  for (int pid : left) {
+    run.leftovers.push_back(describe_pid(pid));
+    kill(pid, SIGKILL);
+  }
+
+  // Keep the evidence for the pipeline's artifacts.
+  std::string dir = r.reports_dir + "/cases";
+  mkdir(r.reports_dir.c_str(), 0755);
+  mkdir(dir.c_str(), 0755);
+  for (size_t i = 0; i < run.copies.size(); ++i) {
+    std::string stem = dir + "/" + c.layer + "." + c.id + (i ? "." + std::to_string(i) : "");
+    const auto& res = run.copies[i].result;
+    if (!res.out.data.empty()) {
+      write_file(stem + (run.copies[i].report ? ".json" : ".stdout.txt"), res.out.data);
+    }
+    if (!res.err.data.empty()) write_file(stem + ".stderr.txt", res.err.data);
+  }
+  return run;
+}
+
+void cleanup(const CaseRun& run) {
+  const char* keep = std::getenv("KERNODECK_KEEP_CASES");
+  if (run.tmp.empty() || (keep != nullptr && std::string(keep) == "1")) return;
+  kd::SpawnSpec spec;
+  spec.argv = {"/bin/rm", "-rf", "--", run.tmp};
+  kd::run_supervised(spec, kd::deadline_in(30), {});
+}
+
+}  // namespace kdh

@@ -1,0 +1,206 @@
+#include "runner.hpp"
+
+#include <dirent.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <regex>
+
+#include "elf_needed.hpp"
+#include "process.hpp"
+
+namespace kdh {
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0;
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
+}
+
+std::string absolute(const std::string& path) {
+  char buf[PATH_MAX];
+  return realpath(path.c_str(), buf) != nullptr ? std::string(buf) : path;
+}
+
+std::string dirname_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+int count_entries(const std::string& list) {
+  int n = 0;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > start) ++n;
+    start = comma + 1;
+  }
+  return n;
+}
+
+int count_dev_nodes(const std::regex& pattern, const std::string& dir) {
+  int n = 0;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (std::regex_match(e->d_name, pattern)) ++n;
+    }
+    closedir(d);
+  }
+  return n;
+}
+
+// CTest resource groups: CTEST_RESOURCE_GROUP_0_GPUS="id:3,slots:1".
+std::optional<int> allocated_gpu() {
+  const char* count = std::getenv("CTEST_RESOURCE_GROUP_COUNT");
+  if (count == nullptr || std::atoi(count) < 1) return std::nullopt;
+  const char* spec = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+  if (spec == nullptr) return std::nullopt;
+  std::smatch m;
+  std::string s(spec);
+  if (std::regex_search(s, m, std::regex("id:([0-9]+)"))) return std::stoi(m[1]);
+  return std::nullopt;
+}
+
+Runner discover() {
+  Runner r;
+  r.check = absolute(env_or("KERNODECK_CHECK", KERNODECK_BUILT_CHECK));
+  r.fixtures_dir = KERNODECK_FIXTURES_DIR;
+  r.reports_dir = env_or("KERNODECK_REPORTS_DIR", KERNODECK_DEFAULT_REPORTS_DIR);
+  r.expect_gpu = env_or("KERNODECK_EXPECT_GPU", "0") == "1";
+
+  // The install layout puts the probe module at a fixed place relative to
+  // the binary (README, "Layout of an installation").
+  std::string probe = dirname_of(r.check) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
+  if (exists(probe)) {
+    r.probe_module = absolute(probe);
+    if (auto needs = elf_needed(*r.probe_module)) r.probe_needs = *needs;
+    bool cuda = false, hip = false, torch = false;
+    for (const auto& lib : r.probe_needs) {
+      cuda = cuda || lib.rfind("libtorch_cuda", 0) == 0 || lib.rfind("libc10_cuda", 0) == 0;
+      hip = hip || lib.rfind("libtorch_hip", 0) == 0 || lib.rfind("libc10_hip", 0) == 0;
+      torch = torch || lib.rfind("libtorch", 0) == 0;
+    }
+    r.backend = hip ? "rocm" : cuda ? "cuda" : torch ? "none" : "unknown";
+  }
+
+  // A GPU is present when the kernel exposes one to this container.
+  int nvidia = count_dev_nodes(std::regex("nvidia[0-9]+"), "/dev");
+  int amd = exists("/dev/kfd") ? count_dev_nodes(std::regex("renderD[0-9]+"), "/dev/dri") : 0;
+  r.gpu_present = nvidia > 0 || amd > 0;
+  r.visible_gpus = nvidia > 0 ? nvidia : amd;
+  r.gpu_evidence = nvidia > 0   ? std::to_string(nvidia) + " /dev/nvidiaN node(s)"
+                   : amd > 0    ? std::to_string(amd) + " render node(s) with /dev/kfd"
+                                : "no /dev/nvidiaN or /dev/kfd";
+  for (const char* var : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}) {
+    if (const char* v = std::getenv(var); v != nullptr && r.gpu_present) {
+      r.visible_gpus = std::min(r.visible_gpus, count_entries(v));
+      r.gpu_evidence += std::string(", ") + var + " lists " + std::to_string(count_entries(v));
+    }
+  }
+  r.nvidia_smi = find_on_path("nvidia-smi");
+  r.allocated_gpu = allocated_gpu();
+
+  return r;
+}
+
+// Mount namespaces let a case shrink a filesystem for real; asked only by
+// the cases that need them.
+bool user_namespaces_work() {
+  static const bool works = [] {
+    kd::SpawnSpec spec;
+    spec.argv = {"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/true"};
+    if (!exists(spec.argv[0])) return false;
+    kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(5), {});
+    return run.status.exited() && run.status.code == 0;
+  }();
+  return works;
+}
+
+}  // namespace
+
+std::optional<std::string> find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string list = path != nullptr ? path : "";
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t colon = list.find(':', start);
+    if (colon == std::string::npos) colon = list.size();
+    std::string candidate = list.substr(start, colon - start) + "/" + program;
+    if (colon > start && access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = colon + 1;
+  }
+  return std::nullopt;
+}
+
+std::string Runner::summary() const {
+  return "backend " + backend + ", " + (gpu_present ? "GPU present" : "no GPU") + " (" +
+         gpu_evidence + "), KERNODECK_EXPECT_GPU=" + (expect_gpu ? "1" : "0");
+}
+
+const Runner& runner() {
+  static const Runner r = discover();
+  return r;
+}
+
+std::optional<Unmet> unmet_needs(const Case& c) {
+  const Runner& r = runner();
+  for (Need need : c.needs) {
+    switch (need) {
+      case Need::Gpu:
+        if (!r.gpu_present) {
+          return Unmet{"needs a GPU; this runner has none (" + r.gpu_evidence + ")",
+                       r.expect_gpu};
+        }
+        if (c.needs_gpu_index && *c.needs_gpu_index >= r.visible_gpus) {
+          return Unmet{"needs GPU index " + std::to_string(*c.needs_gpu_index) +
+                           "; this runner shows " + std::to_string(r.visible_gpus) + " GPU(s)",
+                       false};
+        }
+        break;
+      case Need::GpuBackend:
+        if (r.backend != "cuda" && r.backend != "rocm") {
+          return Unmet{"needs a libtorch built with CUDA or HIP; the check's probe module needs " +
+                           (r.backend == "unknown" ? std::string("an unknown libtorch")
+                                                   : "a " + r.backend + "-backend libtorch"),
+                       r.expect_gpu};
+        }
+        break;
+      case Need::CpuOnlyBackend:
+        if (r.backend != "none") {
+          return Unmet{"needs a CPU-only libtorch; the check's is " + r.backend, false};
+        }
+        break;
+      case Need::NvidiaSmi:
+        if (!r.nvidia_smi) {
+          return Unmet{"needs nvidia-smi on PATH; none here", r.expect_gpu && r.backend != "rocm"};
+        }
+        break;
+      case Need::UserNamespaces:
+        if (!user_namespaces_work()) {
+          return Unmet{"needs `unshare --user --map-root-user --mount` (user and mount "
+                       "namespaces), which this runner refuses",
+                       false};
+        }
+        break;
+      case Need::ProbeModule:
+        if (!r.probe_module) {
+          return Unmet{"needs the check's probe module beside it (" +
+                           std::string(KERNODECK_PROBE_RELATIVE_PATH) +
+                           " relative to the binary); not found for " + r.check,
+                       true};
+        }
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace kdh

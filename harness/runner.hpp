@@ -1,0 +1,46 @@
+// What the suite knows about the machine it runs on and the check it
+// certifies, learned without asking the check: which binary (KERNODECK_CHECK
+// or the one just built), which libtorch its probe module needs, whether a
+// GPU device node exists, whether the runner declared a GPU
+// (KERNODECK_EXPECT_GPU=1), and what CTest allocated to this test.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "case.hpp"
+
+namespace kdh {
+
+struct Runner {
+  std::string check;         // absolute path of the check under test
+  std::string fixtures_dir;  // the built fixtures
+  std::string reports_dir;   // where case reports go
+  bool expect_gpu = false;
+  std::optional<std::string> probe_module;  // beside the check, if found
+  std::vector<std::string> probe_needs;     // its DT_NEEDED entries
+  std::string backend = "unknown";          // cuda, rocm, none, unknown
+  bool gpu_present = false;
+  int visible_gpus = 0;
+  std::string gpu_evidence;  // what was seen, for messages
+  std::optional<std::string> nvidia_smi;
+  std::optional<int> allocated_gpu;  // CTest resource group: the GPU of this test
+
+  std::string summary() const;
+};
+
+const Runner& runner();
+
+// The first executable `program` on this process's PATH.
+std::optional<std::string> find_on_path(const std::string& program);
+
+struct Unmet {
+  std::string reason;
+  bool fatal = false;  // a declared GPU runner that lacks what a GPU case needs
+};
+
+// Why `c` cannot run here, or nullopt.
+std::optional<Unmet> unmet_needs(const Case& c);
+
+}  // namespace kdh

@@ -1,0 +1,91 @@
+// Layer "cli": the command line. Usage errors exit 2 with a message on
+// stderr and nothing on stdout, write no file and start no worker.
+#include "layer_test.hpp"
+
+namespace {
+
+using kdh::Case;
+using Kind = kdh::FileExpect::Kind;
+
+Case usage(const std::string& id, std::vector<std::string> args, const std::string& says) {
+  return Case(id, "cli")
+      .guards("Usage errors: a clear message on stderr, exit 2, nothing on stdout, no file written")
+      .args(std::move(args))
+      .usage_error(says)
+      .within(2.0);
+}
+
+std::vector<Case> cli_cases() {
+  return {
+      Case("help_prints_usage", "cli")
+          .guards("--help describes every option on stdout and exits 0")
+          .args({"--help"})
+          .expect_exit(0)
+          .expect_text_stdout()
+          .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+            const std::string& out = run.main().result.out.data;
+            for (const char* option : {"--device", "--device-index", "--timeout", "--output",
+                                       "--host-check", "--version"}) {
+              if (out.find(option) == std::string::npos) {
+                problems.push_back(std::string("--help does not mention ") + option);
+              }
+            }
+          }),
+      Case("version_prints_version", "cli")
+          .guards("--version prints the check's name and version and exits 0")
+          .args({"--version"})
+          .expect_exit(0)
+          .expect_text_stdout()
+          .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+            if (run.main().result.out.data.rfind("kernodeck-diagnostic ", 0) != 0) {
+              problems.push_back("--version does not start with \"kernodeck-diagnostic \"");
+            }
+          }),
+      usage("unknown_option", {"--frobnicate"}, "--frobnicate"),
+      usage("positional_argument", {"--device", "cpu", "extra"}, "extra"),
+      usage("device_rocm_names_cuda", {"--device", "rocm"}, "cuda"),
+      usage("device_hip_names_cuda", {"--device", "hip"}, "cuda"),
+      usage("device_unknown", {"--device", "tpu"}, "tpu"),
+      usage("device_missing_value", {"--device"}, "--device"),
+      usage("device_repeated", {"--device", "cpu", "--device", "cuda"}, "--device"),
+      usage("index_not_a_number", {"--device-index", "first"}, "--device-index"),
+      usage("index_fraction", {"--device-index", "1.5"}, "--device-index"),
+      usage("index_hexadecimal", {"--device-index", "0x1"}, "--device-index"),
+      usage("index_overflow", {"--device-index", "99999999999999999999"}, "--device-index"),
+      usage("timeout_below_5", {"--timeout", "4.9"}, "--timeout"),
+      usage("timeout_above_120", {"--timeout", "120.5"}, "--timeout"),
+      usage("timeout_zero", {"--timeout", "0"}, "--timeout"),
+      usage("timeout_negative", {"--timeout", "-30"}, "--timeout"),
+      usage("timeout_nan", {"--timeout", "nan"}, "--timeout"),
+      usage("timeout_inf", {"--timeout", "inf"}, "--timeout"),
+      usage("timeout_not_a_number", {"--timeout", "thirty"}, "--timeout"),
+      usage("timeout_empty", {"--timeout", ""}, "--timeout"),
+      usage("output_missing_value", {"--output"}, "--output"),
+      usage("output_empty_name", {"--output", ""}, "--output"),
+      usage("usage_error_writes_no_file",
+            {"--device", "cpu", "--output", "{tmp}/report.json", "--timeout", "1"}, "--timeout")
+          .expect_file(Kind::Absent, "report.json"),
+      Case("timeout_5_accepted", "cli")
+          .guards("--timeout accepts 5 to 120 inclusive")
+          .with_fault("gpus=1")
+          .args({"--device", "cpu", "--timeout", "5"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/requested/timeout_s", 5),
+      Case("timeout_120_accepted", "cli")
+          .guards("--timeout accepts 5 to 120 inclusive")
+          .with_fault("gpus=1")
+          .args({"--device", "cpu", "--timeout", "120"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/requested/timeout_s", 120),
+      Case("timeout_fraction_accepted", "cli")
+          .guards("--timeout is a number of seconds, not only an integer")
+          .with_fault("gpus=1")
+          .args({"--device", "cpu", "--timeout", "7.5"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/requested/timeout_s", 7.5),
+  };
+}
+
+}  // namespace
+
+KERNODECK_LAYER(cli, cli_cases());

@@ -1,0 +1,140 @@
+// Layer "compute": the fixed computation (2x2 product, loss 196, gradient),
+// verified exactly, and every way a worker can fail while computing.
+#include "layer_test.hpp"
+
+namespace {
+
+using kdh::Case;
+
+std::vector<Case> compute_cases() {
+  return {
+      Case("cpu_pass_real_libtorch", "compute")
+          .guards("--device cpu with the real libtorch verifies product and gradient: "
+                  "CPU_CHECK_PASSED (0)")
+          .args({"--device", "cpu"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/tool/probe", "libtorch")
+          .expect_not_null("/pytorch/version")
+          .expect_not_null("/pytorch/backend")
+          .expect_field("/execution/device", "cpu")
+          .expect_field("/execution/product_verified", true)
+          .expect_field("/execution/gradient_verified", true)
+          .expect_field("/execution/loss", 196)
+          .expect_null("/execution/synchronized")
+          .expect_null("/execution/memory")
+          .expect_null("/pytorch/gpu_available")
+          .expect_null("/pytorch/visible_device_count")
+          .expect_null("/host")
+          .expect_null("/error")
+          .expect_not_null("/execution/timings_ms/load")
+          .expect_not_null("/execution/timings_ms/device_init")
+          .expect_not_null("/execution/timings_ms/compute")
+          .expect_stderr_contains("CPU_CHECK_PASSED"),
+      Case("gpu_pass_simulated", "compute")
+          .guards("a verified GPU computation is GPU_CHECK_PASSED (0), synchronized, with the "
+                  "allocator's counters")
+          .with_fault("gpus=1")
+          .args({})
+          .outcome("GPU_CHECK_PASSED", "complete")
+          .expect_field("/execution/device", "cuda:0")
+          .expect_field("/execution/synchronized", true)
+          .expect_not_null("/execution/memory/allocated_bytes"),
+      Case("wrong_product", "compute")
+          .guards("a wrong product is CHECK_FAILED (8), never a pass")
+          .with_fault("product=wrong")
+          .args({})
+          .outcome("CHECK_FAILED", "compute")
+          .expect_field("/execution/product_verified", false)
+          .expect_field("/error/type", "CheckMismatch"),
+      Case("nan_gradient", "compute")
+          .guards("a NaN in the gradient is CHECK_FAILED (8)")
+          .with_fault("gradient=nan")
+          .args({})
+          .outcome("CHECK_FAILED", "compute")
+          .expect_field("/execution/product_verified", true)
+          .expect_field("/execution/gradient_verified", false),
+      Case("inf_loss", "compute")
+          .guards("an infinite loss is CHECK_FAILED (8)")
+          .with_fault("loss=inf")
+          .args({})
+          .outcome("CHECK_FAILED", "compute"),
+      Case("wrong_product_on_cpu", "compute")
+          .guards("the CPU path is verified as strictly as the GPU path")
+          .with_fault("product=wrong")
+          .args({"--device", "cpu"})
+          .outcome("CHECK_FAILED", "compute"),
+      Case("unsynchronized_gpu_read", "compute")
+          .guards("on a GPU the device is synchronized before results are read")
+          .with_fault("sync=0")
+          .args({})
+          .outcome("CHECK_FAILED", "compute"),
+      Case("out_of_memory_computing", "compute")
+          .guards("an allocation failing in the computation is OUT_OF_MEMORY (9) at stage compute")
+          .with_fault("oom=compute")
+          .args({})
+          .outcome("OUT_OF_MEMORY", "compute")
+          .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+            const auto& r = run.main().report;
+            std::string msg = r ? r->value("/error/message"_json_pointer, std::string()) : "";
+            if (msg.find("out of memory") == std::string::npos) {
+              problems.push_back("/error/message lost the library's words: " + msg);
+            }
+            if (msg.find("Exception raised") != std::string::npos) {
+              problems.push_back("/error/message keeps more than the first line");
+            }
+          }),
+      Case("runtime_error_computing", "compute")
+          .guards("a backend error in the computation is RUNTIME_ERROR (9); its message keeps the "
+                  "first line with paths cut to file names")
+          .with_fault("error=compute")
+          .args({})
+          .outcome("RUNTIME_ERROR", "compute")
+          .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+            const auto& r = run.main().report;
+            std::string msg = r ? r->value("/error/message"_json_pointer, std::string()) : "";
+            if (msg.find("kernel.cu:42") == std::string::npos) {
+              problems.push_back("/error/message lost the file name: " + msg);
+            }
+            if (msg.find('/') != std::string::npos || msg.find("second line") != std::string::npos) {
+              problems.push_back("/error/message keeps a path or a second line: " + msg);
+            }
+          }),
+      Case("worker_crash", "compute")
+          .guards("a worker that dies is WORKER_FAILED (11) at the last stage reached, and says how")
+          .with_fault("crash=compute")
+          .args({})
+          .outcome("WORKER_FAILED", "compute")
+          .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+            const auto& r = run.main().report;
+            std::string msg = r ? r->value("/error/message"_json_pointer, std::string()) : "";
+            if (msg.find("SIGSEGV") == std::string::npos) {
+              problems.push_back("/error/message does not name the signal: " + msg);
+            }
+          }),
+      Case("worker_crash_in_backend", "compute")
+          .guards("WORKER_FAILED names the stage the worker had reached")
+          .with_fault("crash=backend")
+          .args({})
+          .outcome("WORKER_FAILED", "backend"),
+      Case("worker_exit_without_verdict", "compute")
+          .guards("a worker that exits without a verdict is WORKER_FAILED (11)")
+          .with_fault("exit=compute")
+          .args({})
+          .outcome("WORKER_FAILED", "compute"),
+      Case("worker_speaks_garbage", "compute")
+          .guards("a worker whose report is unusable is WORKER_FAILED (11)")
+          .with_fault("garbage=compute")
+          .args({})
+          .outcome("WORKER_FAILED", "compute"),
+      Case("worker_floods_output", "compute")
+          .guards("a worker printing megabytes neither blocks the check nor reaches its stdout")
+          .with_fault("flood=compute")
+          .args({})
+          .outcome("GPU_CHECK_PASSED", "complete")
+          .within(20),
+  };
+}
+
+}  // namespace
+
+KERNODECK_LAYER(compute, compute_cases());

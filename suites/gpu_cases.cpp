@@ -1,0 +1,95 @@
+// The promises that need a real GPU, on the image's own libtorch. Skipped
+// with the reason on a runner without a GPU, failed instead when the runner
+// declared KERNODECK_EXPECT_GPU=1. Built as their own program so CTest can
+// give each test one GPU (RESOURCE_GROUPS gpus:1 with --resource-spec-file).
+#include "layer_test.hpp"
+
+namespace {
+
+using kdh::Case;
+using kdh::Need;
+
+constexpr int kMaxIndexCases = 8;
+
+std::vector<Case> gpu_device_cases() {
+  std::vector<Case> cases;
+  for (int k = 0; k < kMaxIndexCases; ++k) {
+    cases.push_back(Case("gpu_pass_index_" + std::to_string(k), "device")
+                        .guards("the fixed computation passes on each visible GPU: "
+                                "GPU_CHECK_PASSED (0), synchronized, with allocator counters")
+                        .needs_index(k)
+                        .needs_(Need::GpuBackend)
+                        .args({"--device-index", "{gpu_index}"})
+                        .outcome("GPU_CHECK_PASSED", "complete")
+                        .expect_field("/execution/device", "cuda:{gpu_index}")
+                        .expect_field("/execution/synchronized", true)
+                        .expect_field("/pytorch/gpu_available", true)
+                        .expect_field("/tool/probe", "libtorch")
+                        .expect_not_null("/execution/memory/allocated_bytes")
+                        .expect_not_null("/execution/memory/reserved_bytes"));
+  }
+  cases.push_back(Case("gpu_hidden_real", "device")
+                      .guards("a real GPU hidden from the process is GPU_UNAVAILABLE (6), never a "
+                              "CPU pass")
+                      .needs_(Need::Gpu)
+                      .needs_(Need::GpuBackend)
+                      .env("CUDA_VISIBLE_DEVICES", "")
+                      .env("HIP_VISIBLE_DEVICES", "")
+                      .env("ROCR_VISIBLE_DEVICES", "")
+                      .args({})
+                      .outcome("GPU_UNAVAILABLE", "device")
+                      .expect_field("/pytorch/visible_device_count", 0)
+                      .expect_null("/execution/device"));
+  cases.push_back(Case("gpu_index_equal_to_count_real", "device")
+                      .guards("an index equal to the real visible count is DEVICE_INDEX_INVALID (7)")
+                      .needs_(Need::Gpu)
+                      .needs_(Need::GpuBackend)
+                      .args({"--device-index", "{gpu_count}"})
+                      .outcome("DEVICE_INDEX_INVALID", "device"));
+  cases.push_back(Case("gpu_index_negative_real", "device")
+                      .guards("a negative index on a real GPU is DEVICE_INDEX_INVALID (7)")
+                      .needs_(Need::Gpu)
+                      .needs_(Need::GpuBackend)
+                      .args({"--device-index", "-1"})
+                      .outcome("DEVICE_INDEX_INVALID", "device"));
+  return cases;
+}
+
+std::vector<Case> gpu_compute_cases() {
+  return {
+      Case("gpu_parent_never_touches_driver", "compute")
+          .guards("the GPU driver is never initialised in the parent process")
+          .needs_(Need::Gpu)
+          .needs_(Need::GpuBackend)
+          .args({})
+          .watch_processes()
+          .outcome("GPU_CHECK_PASSED", "complete"),
+      Case("cpu_mode_on_gpu_machine", "compute")
+          .guards("--device cpu on a GPU machine runs on the CPU and asks nothing of the driver")
+          .needs_(Need::Gpu)
+          .needs_(Need::GpuBackend)
+          .args({"--device", "cpu"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_null("/pytorch/gpu_available")
+          .expect_field("/execution/device", "cpu"),
+  };
+}
+
+std::vector<Case> gpu_host_cases() {
+  return {
+      Case("nvidia_smi_real", "host")
+          .guards("the host check reads the real nvidia-smi: driver version and total memory")
+          .needs_(Need::Gpu)
+          .needs_(Need::NvidiaSmi)
+          .args({"--host-check"})
+          .expect_field("/host/status", "ok")
+          .expect_not_null("/host/driver_version")
+          .expect_not_null("/host/memory_total_mib"),
+  };
+}
+
+}  // namespace
+
+KERNODECK_LAYER(device, gpu_device_cases());
+KERNODECK_LAYER(compute, gpu_compute_cases());
+KERNODECK_LAYER(host, gpu_host_cases());

@@ -1,0 +1,69 @@
+// Layer "process": the worker runs in a process group of its own; an
+// interrupt or any exit of the check leaves nothing of it running; the GPU
+// driver and libtorch stay out of the parent; several checks run side by side.
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "layer_test.hpp"
+
+namespace {
+
+using kdh::Case;
+using Kind = kdh::FileExpect::Kind;
+
+Case interrupted(const std::string& id, int sig) {
+  return Case(id, "process")
+      .with_fault("hang=compute")
+      .args({"--timeout", "60", "--output", "{tmp}/report.json"})
+      .send_signal(1.0, sig)
+      .expect_killed_by(sig)
+      .expect_no_report()
+      .expect_file(Kind::Absent, "report.json")
+      .within(2.5);
+}
+
+std::vector<Case> process_cases() {
+  return {
+      interrupted("sigterm_ends_worker_group", SIGTERM)
+          .guards("SIGTERM to the check ends the worker's whole group; no report, no file"),
+      interrupted("sigint_ends_worker_group", SIGINT)
+          .guards("SIGINT to the check ends the worker's whole group; no report, no file"),
+      interrupted("sighup_ends_worker_group", SIGHUP)
+          .guards("SIGHUP (a closed terminal) ends the worker's whole group"),
+      Case("sigterm_with_grandchild", "process")
+          .guards("an interrupt also ends what the worker started")
+          .with_fault("spawn=compute")
+          .args({"--timeout", "60"})
+          .send_signal(1.0, SIGTERM)
+          .expect_killed_by(SIGTERM)
+          .expect_no_report()
+          .within(2.5),
+      Case("parent_never_loads_libtorch", "process")
+          .guards("libtorch and the GPU driver load in the worker only, in its own process group")
+          .args({"--device", "cpu"})
+          .watch_processes()
+          .outcome("CPU_CHECK_PASSED", "complete"),
+      Case("parallel_checks", "process")
+          .guards("several checks run at once, each with its own report file")
+          .copies(3)
+          .args({"--device", "cpu", "--output", "{tmp}/report-{copy}.json"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+            for (size_t i = 0; i < run.copies.size(); ++i) {
+              std::ifstream in(run.tmp + "/report-" + std::to_string(i) + ".json");
+              std::stringstream content;
+              content << in.rdbuf();
+              if (!in || content.str() != run.copies[i].result.out.data) {
+                problems.push_back("copy " + std::to_string(i) +
+                                   ": its file differs from its stdout");
+              }
+            }
+          }),
+  };
+}
+
+}  // namespace
+
+KERNODECK_LAYER(process, process_cases());

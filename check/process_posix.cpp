@@ -402,6 +402,22 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
       result.status = status_from_siginfo(info);
     }
   };
+  // Waits up to timeout_ms for output or, with `signals`, a wake-up from a
+  // signal; pumps whatever came. Returns poll's result.
+  auto poll_streams = [&](int timeout_ms, bool signals) {
+    std::array<pollfd, 4> pfds{};
+    nfds_t n = 0;
+    if (signals) pfds[n++] = {g_signal_pipe[0], POLLIN, 0};
+    for (Fd* fd : {&out.read_end, &err.read_end, &ev.read_end}) {
+      if (*fd) pfds[n++] = {fd->get(), POLLIN, 0};
+    }
+    int rc = poll(pfds.data(), n, timeout_ms);
+    if (rc > 0) {
+      if (signals) drain_signal_pipe();
+      pump_all();
+    }
+    return rc;
+  };
   // Waits (pumping output) until the child exits or `until` passes.
   auto wait_exit_until = [&](Clock::time_point until) {
     for (;;) {
@@ -409,17 +425,7 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
       if (exited) return;
       auto now = Clock::now();
       if (now >= until) return;
-      std::array<pollfd, 4> pfds{};
-      nfds_t n = 0;
-      pfds[n++] = {g_signal_pipe[0], POLLIN, 0};
-      for (Fd* fd : {&out.read_end, &err.read_end, &ev.read_end}) {
-        if (*fd) pfds[n++] = {fd->get(), POLLIN, 0};
-      }
-      int rc = poll(pfds.data(), n, std::min(poll_timeout_ms(now, until), 20));
-      if (rc > 0) {
-        drain_signal_pipe();
-        pump_all();
-      }
+      poll_streams(std::min(poll_timeout_ms(now, until), 20), true);
     }
   };
   auto teardown = [&]() {
@@ -463,17 +469,11 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
       }
       wake = std::min(wake, next_tick);
     }
-    std::array<pollfd, 4> pfds{};
-    nfds_t n = 0;
-    pfds[n++] = {g_signal_pipe[0], POLLIN, 0};
-    for (Fd* fd : {&out.read_end, &err.read_end, &ev.read_end}) {
-      if (*fd) pfds[n++] = {fd->get(), POLLIN, 0};
-    }
     // The signal pipe wakes us when the child ends; the cap only bounds the
     // cost of a lost wake-up.
-    int rc = poll(pfds.data(), n, std::min(poll_timeout_ms(now, wake), 100));
-    if (rc < 0 && errno != EINTR) break;
-    if (rc > 0) pump_all();
+    if (poll_streams(std::min(poll_timeout_ms(now, wake), 100), true) < 0 && errno != EINTR) {
+      break;
+    }
   }
 
   // Nothing of the group outlives the run, whatever the leader did.
@@ -482,13 +482,7 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
   // EOF comes quickly unless something escaped the group.
   auto drain_until = Clock::now() + std::chrono::milliseconds(200);
   while ((out.read_end || err.read_end || ev.read_end) && Clock::now() < drain_until) {
-    std::array<pollfd, 3> pfds{};
-    nfds_t n = 0;
-    for (Fd* fd : {&out.read_end, &err.read_end, &ev.read_end}) {
-      if (*fd) pfds[n++] = {fd->get(), POLLIN, 0};
-    }
-    if (poll(pfds.data(), n, poll_timeout_ms(Clock::now(), drain_until)) <= 0) break;
-    pump_all();
+    if (poll_streams(poll_timeout_ms(Clock::now(), drain_until), false) <= 0) break;
   }
   // Reap the leader; WNOHANG if it has not ended (stuck in the kernel).
   int st = 0;

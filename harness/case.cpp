@@ -119,6 +119,14 @@ Case& Case::expect_null(std::string pointer) {
   is_null.push_back(std::move(pointer));
   return *this;
 }
+Case& Case::expect_field_contains(std::string pointer, std::string text) {
+  field_contains.emplace_back(std::move(pointer), std::move(text));
+  return *this;
+}
+Case& Case::expect_field_lacks(std::string pointer, std::string text) {
+  field_lacks.emplace_back(std::move(pointer), std::move(text));
+  return *this;
+}
 Case& Case::expect_stdout_contains(std::string text) {
   stdout_contains.push_back(std::move(text));
   return *this;

@@ -89,6 +89,8 @@ struct Case {
   bool text_stdout = false;     // stdout is text for people (--help, --version)
   std::vector<std::pair<std::string, json>> fields;  // JSON pointer -> value
   std::vector<std::string> not_null, is_null;
+  // (pointer, text): a string field that must / must not contain the text.
+  std::vector<std::pair<std::string, std::string>> field_contains, field_lacks;
   std::vector<std::string> stdout_contains, stderr_contains;
   std::vector<std::string> report_not_contains;  // besides the privacy canaries
   std::vector<FileExpect> file_expectations;
@@ -124,6 +126,8 @@ struct Case {
   Case& expect_field(std::string pointer, json value);
   Case& expect_not_null(std::string pointer);
   Case& expect_null(std::string pointer);
+  Case& expect_field_contains(std::string pointer, std::string text);
+  Case& expect_field_lacks(std::string pointer, std::string text);
   Case& expect_stdout_contains(std::string text);
   Case& expect_stderr_contains(std::string text);
   Case& expect_report_lacks(std::string text);

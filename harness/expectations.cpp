@@ -8,12 +8,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <dirent.h>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "contract.hpp"
+#include "files.hpp"
 #include "runner.hpp"
 
 namespace kdh {
@@ -52,30 +52,9 @@ bool has_arg(const std::vector<std::string>& args, const std::string& name) {
   return std::find(args.begin(), args.end(), name) != args.end();
 }
 
-std::string read_file(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 bool path_exists(const std::string& path) {
   struct stat st {};
   return lstat(path.c_str(), &st) == 0;
-}
-
-std::vector<std::string> names_in(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n != "." && n != "..") names.push_back(n);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 void collect_pointers(const json& value, const std::string& prefix, std::vector<std::string>& out) {
@@ -303,6 +282,18 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
       for (const auto& p : c.is_null) {
         if (!at(p).is_null()) problem(p + " must be null, got " + show(at(p)));
       }
+      for (const auto& [p, text] : c.field_contains) {
+        json v = at(p);
+        if (!v.is_string() || v.get<std::string>().find(text) == std::string::npos) {
+          problem(p + " must contain \"" + text + "\", got " + show(v));
+        }
+      }
+      for (const auto& [p, text] : c.field_lacks) {
+        json v = at(p);
+        if (v.is_string() && v.get<std::string>().find(text) != std::string::npos) {
+          problem(p + " must not contain \"" + text + "\", got " + show(v));
+        }
+      }
     }
     for (const auto& text : c.stdout_contains) {
       if (res.out.data.find(text) == std::string::npos) problem("stdout lacks \"" + text + "\"");
@@ -352,10 +343,10 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
         if (path_exists(path)) problems.push_back(fe.path + " exists but must not");
         break;
       case FileExpect::Kind::IdenticalToStdout: {
-        bool ok = false;
-        std::string content = read_file(path, ok);
+        auto file = read_file(path);
+        std::string content = file.value_or(std::string());
         expected_new.insert(fe.path.substr(0, fe.path.find('/')));
-        if (!ok) {
+        if (!file) {
           problems.push_back(fe.path + " was not written");
         } else if (content != run.main().result.out.data) {
           problems.push_back(fe.path + " differs from stdout (" + std::to_string(content.size()) +
@@ -369,13 +360,12 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
         break;
       }
       case FileExpect::Kind::Unchanged: {
-        bool ok = false;
-        std::string content = read_file(path, ok);
+        auto content = read_file(path);
         std::string original;
         for (const auto& f : c.files) {
           if (f.path == fe.path) original = f.content;
         }
-        if (!ok || content != original) problems.push_back(fe.path + " was changed");
+        if (!content || *content != original) problems.push_back(fe.path + " was changed");
         break;
       }
       case FileExpect::Kind::StillDangling: {
@@ -392,7 +382,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
   if (!c.file_expectations.empty()) {
     // Nothing else may appear: no temporary file, no partial report.
     std::set<std::string> before(run.listing_before.begin(), run.listing_before.end());
-    for (const auto& name : names_in(run.tmp)) {
+    for (const auto& name : folder_entries(run.tmp)) {
       if (!before.count(name) && !expected_new.count(name) && name != "home" &&
           run.cwd != run.tmp + "/" + name) {
         problems.push_back("a file was left in the output folder: " + name);
@@ -419,12 +409,9 @@ std::string failure_context(const Case& c, const CaseRun& run,
   s << "Ended: " << res.status.describe() << " after " << std::to_string(res.elapsed_s).substr(0, 5)
     << " s\n";
   s << "stderr (end):\n" << (res.err.data.empty() ? "  (empty)\n" : tail_lines(res.err.data, 15));
+  // As the check printed it, in its own key order.
   s << "Report (stdout):\n";
-  if (run.main().report) {
-    s << tail_lines(run.main().report->dump(2), 200);
-  } else {
-    s << (res.out.data.empty() ? "  (empty)\n" : tail_lines(res.out.data.substr(0, 4000), 40));
-  }
+  s << (res.out.data.empty() ? "  (empty)\n" : tail_lines(res.out.data.substr(0, 16000), 200));
   return s.str();
 }
 

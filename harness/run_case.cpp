@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "files.hpp"
 #include "runner.hpp"
 
 namespace kdh {
@@ -48,26 +49,8 @@ bool write_file(const std::string& path, const std::string& content) {
   return static_cast<bool>(out);
 }
 
-std::vector<std::string> listing(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 std::string read_text(const std::string& path, size_t limit = 1 << 20) {
-  std::ifstream in(path, std::ios::binary);
-  std::string data;
-  data.resize(limit);
-  in.read(data.data(), static_cast<std::streamsize>(limit));
-  data.resize(static_cast<size_t>(in.gcount()));
-  return data;
+  return read_file(path, limit).value_or(std::string());
 }
 
 std::vector<int> all_pids() {
@@ -286,7 +269,7 @@ CaseRun run_case(const Case& c) {
 
   std::vector<std::string> env_list;
   for (const auto& [name, value] : env) env_list.push_back(name + "=" + value);
-  run.listing_before = listing(run.tmp);
+  run.listing_before = folder_entries(run.tmp);
   if (!run.setup_error.empty()) return run;
 
   const double limit = harness_limit(c.arguments);

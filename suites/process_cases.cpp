@@ -32,6 +32,14 @@ std::vector<Case> process_cases() {
           .guards("SIGINT to the check ends the worker's whole group; no report, no file"),
       interrupted("sighup_ends_worker_group", SIGHUP)
           .guards("SIGHUP (a closed terminal) ends the worker's whole group"),
+      Case("sigkill_of_the_check_ends_its_worker", "process")
+          .guards("even a check killed outright (SIGKILL) leaves no worker running")
+          .with_fault("hang=compute")
+          .args({"--timeout", "60"})
+          .send_signal(1.0, SIGKILL)
+          .expect_killed_by(SIGKILL)
+          .expect_no_report()
+          .within(2.5),
       Case("sigterm_with_grandchild", "process")
           .guards("an interrupt also ends what the worker started")
           .with_fault("spawn=compute")

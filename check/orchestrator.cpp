@@ -136,34 +136,28 @@ CheckRun run_check(const Options& options, const std::string& self_exe) {
     in.probe_override = true;
   }
 
-  auto finish = [&](CheckRun run) -> CheckRun {
-    ojson report = build_report(in, sanitizer);
-    run.exit_code = exit_code_of(in.outcome);
+  // Writes the file when asked (the report then says written: true, so the
+  // file and stdout stay byte-identical), and builds the final report.
+  auto finish = [&]() -> CheckRun {
+    // Interrupted after the worker ended: still no report and no file.
+    if (int sig = pending_interrupt(); sig != 0) return CheckRun{1, "", "", sig};
     if (options.output && in.outcome != Outcome::OutputWriteFailed) {
-      if (int sig = pending_interrupt(); sig != 0) {
-        return CheckRun{1, "", "", sig};  // no file for an interrupted run
-      }
       in.output_written = true;
-      std::string text = render_report(build_report(in, sanitizer));
-      if (auto problem = write_new_file(*options.output, text)) {
-        in.output_written = false;
-        if (is_pass(in.outcome)) {
-          in.outcome = Outcome::OutputWriteFailed;
-          in.stage = Stage::Output;
-          in.error = ErrorInfo{"OutputError", problem->reason};
-        }
-        report = build_report(in, sanitizer);
-        run.exit_code = exit_code_of(in.outcome);
-      } else {
-        run.report = std::move(text);
-        run.verdict = verdict_line(build_report(in, sanitizer));
-        return run;
+      ojson report = build_report(in, sanitizer);
+      std::string text = render_report(report);
+      auto problem = write_new_file(*options.output, text);
+      if (!problem) return CheckRun{exit_code_of(in.outcome), text, verdict_line(report), 0};
+      in.output_written = false;
+      if (is_pass(in.outcome)) {
+        in.outcome = Outcome::OutputWriteFailed;
+        in.stage = Stage::Output;
+        in.error = ErrorInfo{"OutputError", problem->reason};
       }
     }
-    run.report = render_report(report);
-    run.verdict = verdict_line(report);
-    return run;
+    ojson report = build_report(in, sanitizer);
+    return CheckRun{exit_code_of(in.outcome), render_report(report), verdict_line(report), 0};
   };
+
 
   // A destination that cannot work fails before minutes are spent.
   if (options.output) {
@@ -171,7 +165,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe) {
       in.outcome = Outcome::OutputWriteFailed;
       in.stage = Stage::Output;
       in.error = ErrorInfo{"OutputError", problem->reason};
-      return finish({});
+      return finish();
     }
   }
 
@@ -187,7 +181,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe) {
     in.host = run_host_check(interrupted);
     if (interrupted != 0) return CheckRun{1, "", "", interrupted};
   }
-  return finish({});
+  return finish();
 }
 
 }  // namespace kd

@@ -33,8 +33,8 @@ std::string shadow_libc10(const std::string& tmp, const std::string& content) {
 
 // A real shared library without any of c10's symbols.
 std::string symbol_less_libc10(const std::string& tmp) {
-  auto stub = kdh::read_file(kdh::runner().fixtures_dir + "/libkd_c10_stub.so");
-  return stub ? shadow_libc10(tmp, *stub) : "cannot read the libc10 stand-in";
+  auto standin = kdh::read_file(kdh::runner().fixtures_dir + "/libkd_c10_standin.so");
+  return standin ? shadow_libc10(tmp, *standin) : "cannot read the libc10 stand-in";
 }
 
 // A truncated download: not even an ELF header.
@@ -81,7 +81,7 @@ std::vector<Case> import_cases() {
           .outcome("INTERNAL_ERROR", "import"),
       Case("probe_module_not_a_probe", "import")
           .guards("a module without the probe interface is INTERNAL_ERROR (1)")
-          .with_probe("{fixtures}/libkd_c10_stub.so")
+          .with_probe("{fixtures}/libkd_c10_standin.so")
           .args({"--device", "cpu"})
           .outcome("INTERNAL_ERROR", "import"),
   };

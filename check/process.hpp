@@ -45,6 +45,9 @@ struct SpawnSpec {
   std::vector<std::pair<int, rlimit>> rlimits;  // applied in the child
   bool die_with_parent = true;                  // PR_SET_PDEATHSIG(SIGKILL)
   double kill_grace_s = 0.15;                   // SIGTERM -> SIGKILL delay on teardown
+  // After the child ends on its own, end whatever is left of its group. A
+  // harness that must see what a program leaves behind turns this off.
+  bool end_group_on_exit = true;
 };
 
 struct WaitStatus {

@@ -476,8 +476,9 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
     }
   }
 
-  // Nothing of the group outlives the run, whatever the leader did.
-  kill(-pid, SIGKILL);
+  // Nothing of the group outlives the run, whatever the leader did (unless
+  // the caller wants to see what it left).
+  if (result.end != RunEnd::Exited || spec.end_group_on_exit) kill(-pid, SIGKILL);
   // Collect what the group wrote before it ended; the writers are gone, so
   // EOF comes quickly unless something escaped the group.
   auto drain_until = Clock::now() + std::chrono::milliseconds(200);

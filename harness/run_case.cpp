@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -290,6 +291,9 @@ CaseRun run_case(const Case& c) {
     spec.env = env_list;
     spec.cwd = run.cwd;
     spec.out = kd::CaptureSpec{true, 4 << 20, false};
+    // What the check leaves in its own process group must stay visible to
+    // the leftover search below, which then ends it.
+    spec.end_group_on_exit = false;
     spec.err = kd::CaptureSpec{true, 64 << 10, true};
     if (c.file_size_limit) {
       spec.rlimits.push_back({RLIMIT_FSIZE, rlimit{*c.file_size_limit, *c.file_size_limit}});
@@ -333,13 +337,30 @@ CaseRun run_case(const Case& c) {
   }
   run.argv = {run.copies[0].command};
 
-  // Whatever still carries the marker was left behind. Give dying processes
-  // a moment, then name and end the rest.
+  // Whatever still carries the marker was left behind. A process that is
+  // being forked off or is exec'ing can be missed by one look, so look three
+  // times; then give dying processes a moment, and name and end the rest.
+  std::set<int> seen;
+  for (int look = 0; look < 3; ++look) {
+    if (look > 0) usleep(50 * 1000);
+    for (int pid : marked_processes(mark)) seen.insert(pid);
+  }
   auto until = kd::deadline_in(1.0);
-  std::vector<int> left = marked_processes(mark);
-  while (!left.empty() && kd::Clock::now() < until) {
+  std::vector<int> left;
+  for (;;) {
+    std::vector<int> now = marked_processes(mark);
+    left.clear();
+    for (int pid : seen) {
+      if (std::find(now.begin(), now.end(), pid) != now.end()) left.push_back(pid);
+    }
+    for (int pid : now) {
+      if (!seen.count(pid)) {
+        seen.insert(pid);
+        left.push_back(pid);
+      }
+    }
+    if (left.empty() || kd::Clock::now() >= until) break;
     usleep(50 * 1000);
-    left = marked_processes(mark);
   }
   for (int pid : left) {
     run.leftovers.push_back(describe_pid(pid));

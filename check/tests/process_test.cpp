@@ -249,6 +249,25 @@ TEST(RunSupervised, ALeaderThatExitsLeavesNoProcessOfItsGroup) {
   if (kill(grandchild, 0) == 0) kill(grandchild, SIGKILL);
 }
 
+TEST(RunSupervised, AHarnessCanKeepWhatALeaderLeftToSeeIt) {
+  // end_group_on_exit = false: the straggler survives the run, so whoever
+  // asked can find it (and must end it).
+  SpawnSpec spec = child({"orphan"});
+  spec.event_pipe = true;
+  spec.end_group_on_exit = false;
+  Lines lines;
+  RunHooks hooks;
+  hooks.on_event_line = [&lines](std::string_view l) { lines.emplace_back(l); };
+  RunResult r = run(spec, kLongDeadline, hooks);
+  EXPECT_EQ(r.end, RunEnd::Exited);
+  ASSERT_EQ(lines.size(), 1u);
+  pid_t grandchild = static_cast<pid_t>(std::stol(lines[0]));
+  ASSERT_GT(grandchild, 1);
+  EXPECT_EQ(kill(grandchild, 0), 0) << "the straggler was ended although it was to be kept";
+  kill(grandchild, SIGKILL);
+  EXPECT_TRUE(gone_within(grandchild, 3.0));
+}
+
 TEST(RunSupervised, TheChildLeadsItsOwnGroupAndIsReaped) {
   SpawnSpec spec = child({"group"});
   int started_pid = 0;

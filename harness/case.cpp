@@ -51,15 +51,20 @@ Case& Case::send_signal(double seconds, int sig) {
   signal_at = std::make_pair(seconds, sig);
   return *this;
 }
+void Case::describe(const std::string& words) {
+  if (words.empty()) return;
+  if (!described_manipulation.empty()) described_manipulation += "; ";
+  described_manipulation += words;
+}
 Case& Case::wrap(std::vector<std::string> argv, std::string description) {
   wrapper = std::move(argv);
-  described_manipulation = std::move(description);
+  describe(description);
   return *this;
 }
 Case& Case::prepare(std::function<std::string(const std::string&)> step,
                     std::string description) {
   setup = std::move(step);
-  described_manipulation = std::move(description);
+  describe(description);
   return *this;
 }
 Case& Case::in_folder(std::string relative) {

@@ -139,6 +139,9 @@ struct Case {
   Case& with_privacy_canaries();
   Case& also(std::function<void(const CaseRun&, std::vector<std::string>&)> check);
 
+  // Adds words to the manipulation shown in a failure.
+  void describe(const std::string& words);
+
   // A usage error: exit 2, a message on stderr, nothing on stdout.
   Case& usage_error(std::string stderr_text);
   // An outcome of the contract's table: exit code, code and stage together.

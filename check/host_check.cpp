@@ -1,7 +1,5 @@
 #include "host_check.hpp"
 
-#include <unistd.h>
-#include <sys/stat.h>
 
 #include <charconv>
 #include <cstdlib>
@@ -27,26 +25,6 @@ bool is_driver_version(std::string_view s) {
 }
 
 }  // namespace
-
-std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value) {
-  size_t start = 0;
-  while (start <= path_value.size()) {
-    size_t colon = path_value.find(':', start);
-    if (colon == std::string_view::npos) colon = path_value.size();
-    std::string dir(path_value.substr(start, colon - start));
-    start = colon + 1;
-    // An empty element would mean the working folder: never run a program
-    // from wherever the check happens to be started.
-    if (dir.empty()) continue;
-    std::string candidate = dir + "/" + std::string(program);
-    struct stat st {};
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-  }
-  return std::nullopt;
-}
 
 std::optional<HostCheckResult> parse_nvidia_smi(std::string_view output) {
   HostCheckResult result{"ok", std::nullopt, 0};

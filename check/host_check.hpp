@@ -13,10 +13,6 @@ namespace kd {
 
 inline constexpr double kHostCheckLimitS = 3.0;
 
-// The first executable `program` in the PATH directories of `path_value`;
-// empty elements (the working folder) are skipped.
-std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value);
-
 // Parses `--query-gpu=driver_version,memory.total --format=csv,noheader,nounits`
 // output: one "driver, MiB" line per GPU. Total memory is the sum over GPUs.
 std::optional<HostCheckResult> parse_nvidia_smi(std::string_view output);

@@ -115,4 +115,8 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
 
 std::string signal_name(int signal);
 
+// The first executable regular file `program` in the PATH directories of
+// `path_value`; empty elements (the working folder) are skipped.
+std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value);
+
 }  // namespace kd

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -296,6 +297,26 @@ std::string signal_name(int sig) {
     if (number == sig) return name;
   }
   return "signal " + std::to_string(sig);
+}
+
+std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value) {
+  size_t start = 0;
+  while (start <= path_value.size()) {
+    size_t colon = path_value.find(':', start);
+    if (colon == std::string_view::npos) colon = path_value.size();
+    std::string dir(path_value.substr(start, colon - start));
+    start = colon + 1;
+    // An empty element would mean the working folder: never run a program
+    // from wherever the check happens to be started.
+    if (dir.empty()) continue;
+    std::string candidate = dir + "/" + std::string(program);
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
 }
 
 std::string WaitStatus::describe() const {

@@ -105,7 +105,8 @@ Runner discover() {
       r.gpu_evidence += std::string(", ") + var + " lists " + std::to_string(count_entries(v));
     }
   }
-  r.nvidia_smi = find_on_path("nvidia-smi");
+  const char* path = std::getenv("PATH");
+  r.nvidia_smi = kd::find_on_path("nvidia-smi", path != nullptr ? path : "");
   r.allocated_gpu = allocated_gpu();
 
   return r;
@@ -125,20 +126,6 @@ bool user_namespaces_work() {
 }
 
 }  // namespace
-
-std::optional<std::string> find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::string list = path != nullptr ? path : "";
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t colon = list.find(':', start);
-    if (colon == std::string::npos) colon = list.size();
-    std::string candidate = list.substr(start, colon - start) + "/" + program;
-    if (colon > start && access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = colon + 1;
-  }
-  return std::nullopt;
-}
 
 std::string Runner::summary() const {
   return "backend " + backend + ", " + (gpu_present ? "GPU present" : "no GPU") + " (" +

@@ -32,9 +32,6 @@ struct Runner {
 
 const Runner& runner();
 
-// The first executable `program` on this process's PATH.
-std::optional<std::string> find_on_path(const std::string& program);
-
 struct Unmet {
   std::string reason;
   bool fatal = false;  // a declared GPU runner that lacks what a GPU case needs

@@ -205,6 +205,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
     problems.push_back("the case could not be prepared: " + run.setup_error);
     return problems;
   }
+  const auto forbidden = forbidden_strings(run);
   for (size_t i = 0; i < run.copies.size(); ++i) {
     const CopyRun& copy = run.copies[i];
     const kd::RunResult& res = copy.result;
@@ -316,7 +317,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
         problem("the report contains \"" + text + "\"");
       }
     }
-    for (const auto& [what, value] : forbidden_strings(run)) {
+    for (const auto& [what, value] : forbidden) {
       if (value.size() >= 4 && where.find(value) != std::string::npos) {
         problem("the report leaks " + what + " (" + value + ")");
       }
@@ -352,7 +353,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
           problems.push_back(fe.path + " differs from stdout (" + std::to_string(content.size()) +
                              " vs " + std::to_string(run.main().result.out.data.size()) + " bytes)");
         }
-        for (const auto& [what, value] : forbidden_strings(run)) {
+        for (const auto& [what, value] : forbidden) {
           if (value.size() >= 4 && content.find(value) != std::string::npos) {
             problems.push_back(fe.path + " leaks " + what);
           }

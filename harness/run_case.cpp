@@ -129,17 +129,19 @@ double harness_limit(const std::vector<std::string>& args) {
   return limit;
 }
 
+void note_once(std::vector<std::string>& problems, std::string problem) {
+  if (std::find(problems.begin(), problems.end(), problem) == problems.end()) {
+    problems.push_back(std::move(problem));
+  }
+}
+
 void watch(int pid, CaseRun& run) {
   // The parent must never map libtorch or a GPU driver library.
   std::string maps = read_text("/proc/" + std::to_string(pid) + "/maps", 8 << 20);
   for (const char* lib : {"libtorch", "libc10", "libcuda.so", "libamdhip64", "libnvidia-ml"}) {
     if (maps.find(lib) != std::string::npos) {
-      std::string problem = std::string("the check's parent process mapped ") + lib +
-                            " (libtorch and GPU drivers belong in the worker only)";
-      if (std::find(run.watch_problems.begin(), run.watch_problems.end(), problem) ==
-          run.watch_problems.end()) {
-        run.watch_problems.push_back(problem);
-      }
+      note_once(run.watch_problems, std::string("the check's parent process mapped ") + lib +
+                                        " (libtorch and GPU drivers belong in the worker only)");
     }
   }
   auto parent = proc_stat(pid);
@@ -149,12 +151,8 @@ void watch(int pid, CaseRun& run) {
     if (!st || st->ppid != pid || st->state == 'Z') continue;
     ++run.watched_workers;
     if (st->pgrp != child || st->pgrp == parent->pgrp) {
-      std::string problem = "a child of the check (" + describe_pid(child) +
-                            ") is not in a process group of its own";
-      if (std::find(run.watch_problems.begin(), run.watch_problems.end(), problem) ==
-          run.watch_problems.end()) {
-        run.watch_problems.push_back(problem);
-      }
+      note_once(run.watch_problems, "a child of the check (" + describe_pid(child) +
+                                        ") is not in a process group of its own");
     }
   }
 }

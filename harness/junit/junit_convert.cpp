@@ -232,6 +232,14 @@ Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
   const std::string ctest_note = c.reason.empty() ? "" : "CTest: " + c.reason + "\n";
   std::string extra_note;
 
+  // The skip GoogleTest recorded, with its reason.
+  auto skip_as_recorded = [&]() {
+    r.verdict = Verdict::Skipped;
+    r.message = skip_reason(g->skip_text);
+    if (r.message.empty()) r.message = "skipped by the test (no reason given)";
+    r.body = g->skip_text;
+  };
+
   auto fail_with_assertions = [&](const std::string& extra) {
     r.verdict = Verdict::Failure;
     r.type = "assertion";
@@ -258,12 +266,10 @@ Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
         break;
       }
       if (is_skip_reason(c.reason)) {
-        r.verdict = Verdict::Skipped;
         if (g && g->skipped) {
-          r.message = skip_reason(g->skip_text);
-          if (r.message.empty()) r.message = "skipped by the test (no reason given)";
-          r.body = g->skip_text;
+          skip_as_recorded();
         } else {
+          r.verdict = Verdict::Skipped;
           const std::string last = last_nonempty_line(c.output);
           r.message = c.reason + (last.empty() ? "" : ": " + last);
         }
@@ -284,10 +290,7 @@ Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
       }
       if (g && g->skipped) {
         // No SKIP_REGULAR_EXPRESSION on this test: CTest saw exit status 0.
-        r.verdict = Verdict::Skipped;
-        r.message = skip_reason(g->skip_text);
-        if (r.message.empty()) r.message = "skipped by the test (no reason given)";
-        r.body = g->skip_text;
+        skip_as_recorded();
       }
       return draft;
 

@@ -1,6 +1,5 @@
 #include "host_check.hpp"
 
-
 #include <charconv>
 #include <cstdlib>
 

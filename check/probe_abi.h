@@ -67,7 +67,10 @@ typedef struct kd_probe {
   unsigned abi_version; /* KD_PROBE_ABI_VERSION */
   /* What the library is: versions and the declared backend. Touches no driver. */
   kd_status (*library_info)(kd_library_info* out, kd_error* err);
-  /* Whether a GPU is usable and how many are visible. Initialises the driver. */
+  /* Whether a GPU is usable and how many are visible. Initialises the driver.
+   * When no GPU is usable, the call still succeeds and may fill `err` with the
+   * library's reason: its type names the cause (NoDriver, DriverTooOld,
+   * NoDevice, or GpuUnavailable when the cause is not recognised). */
   kd_status (*gpu_info)(kd_gpu_info* out, kd_error* err);
   /* Starts the device (context creation, first allocation). */
   kd_status (*init_device)(int device_kind, long long index, kd_error* err);

@@ -61,10 +61,38 @@ std::string seconds_text(double s) {
   return v.dump();
 }
 
+// GPU_UNAVAILABLE has several causes a user acts on differently; the probe
+// names the cause in the error type (probe_abi.h, gpu_info).
+struct GpuCause {
+  std::string_view type, what, next_action;
+};
+constexpr GpuCause kGpuCauses[] = {
+    {"NoDriver", "No usable GPU in this process: the NVIDIA driver library (libcuda.so.1) "
+                 "could not be loaded.",
+     "Expose the driver to this container (NVIDIA container toolkit, --gpus) and check "
+     "device exposure and permissions."},
+    {"DriverTooOld", "No usable GPU in this process: the NVIDIA driver is too old for the "
+                     "CUDA runtime this libtorch was built with.",
+     "Update the GPU driver, or install a libtorch built for the CUDA version the driver "
+     "supports."},
+    {"NoDevice", "No usable GPU in this process: the driver sees no GPU.",
+     "Check device exposure (CUDA_VISIBLE_DEVICES, --gpus, the device plugin) and "
+     "permissions."},
+};
+
+const GpuCause* gpu_cause(const ReportInput& in) {
+  if (in.outcome != Outcome::GpuUnavailable || !in.error) return nullptr;
+  for (const GpuCause& cause : kGpuCauses) {
+    if (in.error->type == cause.type) return &cause;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string compose_message(const ReportInput& in) {
   const OutcomeInfo& row = info(in.outcome);
+  std::string_view next_action = row.next_action;
   std::string what;
   switch (in.outcome) {
     case Outcome::GpuCheckPassed: {
@@ -84,10 +112,14 @@ std::string compose_message(const ReportInput& in) {
       break;
     default:
       what = std::string(row.meaning);
+      if (const GpuCause* cause = gpu_cause(in)) {
+        what = std::string(cause->what);
+        next_action = cause->next_action;
+      }
       break;
   }
   if (!in.detail.empty()) what.insert(what.size() - 1, " (" + in.detail + ")");
-  std::string message = what + " " + std::string(row.next_action);
+  std::string message = what + " " + std::string(next_action);
   if (in.probe_override) {
     message = "[fault-injection probe, not a real check] " + message;
   }

@@ -177,6 +177,13 @@ void run_stages(const kd_probe& probe, const WorkerRequest& request, const Event
     s.facts("pytorch", {{"gpu_available", g.available != 0},
                         {"visible_device_count", std::max(0LL, g.device_count)}});
     if (g.available == 0 || g.device_count <= 0) {
+      // The probe's reason when the library gave one (probe_abi.h), else what it counted.
+      std::string reason_type = bounded(err.type, sizeof err.type);
+      if (!reason_type.empty()) {
+        s.finish(Outcome::GpuUnavailable,
+                 ErrorInfo{reason_type, bounded(err.message, sizeof err.message)});
+        return;
+      }
       s.finish(Outcome::GpuUnavailable,
                ErrorInfo{"GpuUnavailable", std::string("libtorch reports the GPU ") +
                                                (g.available != 0 ? "available" : "unavailable") +

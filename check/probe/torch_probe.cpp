@@ -12,9 +12,15 @@
 #include <map>
 #include <string>
 
-#if defined(KD_PROBE_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
+// c10's CUDA headers need the CUDA runtime's (cuda_runtime_api.h): PyPI's
+// wheels carry them; without them the probe still works, without the
+// allocator figures and the driver diagnosis.
+#if defined(KD_PROBE_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>) && \
+    __has_include(<cuda_runtime_api.h>)
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #define KD_PROBE_CUDA_ALLOCATOR 1
+#define KD_PROBE_CUDA_DIAGNOSIS 1
 #elif defined(KD_PROBE_WITH_HIP) && __has_include(<c10/hip/HIPCachingAllocator.h>)
 #include <c10/hip/HIPCachingAllocator.h>
 #define KD_PROBE_HIP_ALLOCATOR 1
@@ -130,10 +136,38 @@ kd_status library_info(kd_library_info* out, kd_error* err) {
   });
 }
 
+// Why libtorch sees no GPU, in its own words, with the kind of cause as the
+// error type: libtorch's device count swallows the reason (it only warns), so
+// the question is asked again of the call that raises it.
+void explain_no_gpu(kd_error* err) {
+#if defined(KD_PROBE_CUDA_DIAGNOSIS)
+  try {
+    c10::cuda::device_count_ensure_non_zero();
+  } catch (const c10::Error& e) {
+    std::string text = e.what_without_backtrace();
+    const char* kind = "GpuUnavailable";
+    if (text.find("Found no NVIDIA driver") != std::string::npos) {
+      kind = "NoDriver";
+    } else if (text.find("driver on your system is too old") != std::string::npos ||
+               text.find("insufficient for CUDA runtime") != std::string::npos) {
+      kind = "DriverTooOld";
+    } else if (text.find("No CUDA GPUs are available") != std::string::npos) {
+      kind = "NoDevice";
+    }
+    set_error(err, kind, text);
+  } catch (const std::exception& e) {
+    set_error(err, "GpuUnavailable", e.what());
+  }
+#else
+  (void)err;
+#endif
+}
+
 kd_status gpu_info(kd_gpu_info* out, kd_error* err) {
   return guarded(err, [&] {
     out->device_count = static_cast<long long>(torch::cuda::device_count());
     out->available = torch::cuda::is_available() ? 1 : 0;
+    if (out->available == 0 || out->device_count <= 0) explain_no_gpu(err);
   });
 }
 

@@ -1,22 +1,40 @@
-# Shared by ci/conformance and ci/test (sourced, not run): configure and
-# build with the CMake preset, against the libtorch this machine has, and
-# turn a CTest run into reports/junit.xml.
+# Shared by ci/conformance, ci/test and ci/bench (sourced, not run): configure
+# and build with a CMake preset against one libtorch, and turn a CTest run into
+# JUnit.
+#
+# A variant names the libtorch (README, "Two libtorch variants"):
+#   debian   Debian's libtorch-dev 1.13, CPU only     build-debian/, reports/debian/
+#   pypi     PyPI's torch wheel (CUDA), .tools/venv    build-pypi/,   reports/pypi/
+#   (empty)  the image's own libtorch                  build/,        reports/
 
-# The image's own libtorch when there is one: a pip wheel (torch's CMake
-# prefix) or KERNODECK_TORCH_PREFIX; else Debian's libtorch-dev.
-kd_torch_prefix() {
+kd_check_variant() {
+  case "$1" in
+    debian | pypi | "") ;;
+    *) echo "ci: KERNODECK_TORCH must be debian or pypi, not '$1'" >&2; exit 2 ;;
+  esac
+}
+kd_preset() { echo "${1:-default}"; }
+kd_build_dir() { echo "build${1:+-$1}"; }
+kd_reports_dir() { echo "reports${1:+/$1}"; }
+
+# The image's own libtorch: KERNODECK_TORCH_PREFIX (a libtorch folder or its
+# CMake prefix), else python3's torch package, else Debian's.
+kd_own_torch_args() {
   if [[ -n "${KERNODECK_TORCH_PREFIX:-}" ]]; then
-    echo "$KERNODECK_TORCH_PREFIX"
-  elif python3 -c 'import torch' >/dev/null 2>&1; then
-    python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'
+    echo "-DCMAKE_PREFIX_PATH=$KERNODECK_TORCH_PREFIX"
+  elif python3 -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)' \
+         >/dev/null 2>&1; then
+    echo "-DKERNODECK_TORCH_PYTHON=$(command -v python3)"
   fi
 }
 
-kd_build() {
-  local prefix
-  prefix=$(kd_torch_prefix)
-  cmake --preset default ${prefix:+"-DCMAKE_PREFIX_PATH=$prefix"} >/dev/null
-  cmake --build --preset default
+kd_build() {  # kd_build VARIANT
+  local variant=$1 args=()
+  if [[ -z $variant ]]; then
+    mapfile -t args < <(kd_own_torch_args)
+  fi
+  cmake --preset "$(kd_preset "$variant")" "${args[@]}" >/dev/null
+  cmake --build --preset "$(kd_preset "$variant")"
 }
 
 # Parallel jobs: most cases wait on a child process, so more jobs than cores.
@@ -24,24 +42,42 @@ kd_jobs() {
   echo "${KERNODECK_JOBS:-$(($(nproc) * 4))}"
 }
 
-# kd_ctest [LABEL_REGEX]: runs the tests (all without a label), then writes reports/junit.xml from
-# CTest's JUnit and GoogleTest's XML, and validates it. Returns ctest's status.
+kd_validate_junit() {
+  xmllint --noout --schema harness/junit/junit-10.xsd "$1"
+}
+
+# kd_ctest VARIANT [LABEL_REGEX]: runs the variant's tests (all without a label),
+# then writes <reports>/junit.xml from CTest's JUnit and GoogleTest's XML, and
+# validates it. Returns ctest's status.
 kd_ctest() {
-  local labels=${1:-} status=0
-  local filter=()
+  local variant=$1 labels=${2:-} status=0
+  local build reports filter=() spec=() named=()
+  build=$(kd_build_dir "$variant")
+  reports=$(kd_reports_dir "$variant")
   if [[ -n "$labels" ]]; then filter=(-L "$labels"); fi
-  rm -rf reports/gtest reports/cases
-  mkdir -p reports/gtest
-  local spec=()
   if [[ -n "${KERNODECK_RESOURCE_SPEC:-}" ]]; then
     spec=(--resource-spec-file "$KERNODECK_RESOURCE_SPEC")
   fi
-  ctest --test-dir build "${filter[@]}" -j "$(kd_jobs)" "${spec[@]}" \
-    --output-on-failure --output-junit "$PWD/reports/ctest-junit.xml" || status=$?
-  ctest --test-dir build "${filter[@]}" --show-only=json-v1 >reports/ctest-tests.json
-  build/harness/junit/kernodeck-junit --ctest-junit reports/ctest-junit.xml \
-    --gtest-xml reports/gtest --ctest-tests reports/ctest-tests.json \
-    --output reports/junit.xml --title kernodeck-diagnostic
-  xmllint --noout --schema harness/junit/junit-10.xsd reports/junit.xml
+  if [[ -n "$variant" ]]; then named=(--variant "$variant"); fi
+  rm -rf "$reports/gtest" "$reports/cases"
+  mkdir -p "$reports/gtest"
+  echo "ci: testing the ${variant:-image's own} libtorch ($build/)"
+  ctest --test-dir "$build" "${filter[@]}" -j "$(kd_jobs)" "${spec[@]}" \
+    --output-on-failure --output-junit "$PWD/$reports/ctest-junit.xml" || status=$?
+  ctest --test-dir "$build" "${filter[@]}" --show-only=json-v1 >"$reports/ctest-tests.json"
+  "$build/harness/junit/kernodeck-junit" --ctest-junit "$reports/ctest-junit.xml" \
+    --gtest-xml "$reports/gtest" --ctest-tests "$reports/ctest-tests.json" \
+    --output "$reports/junit.xml" --title kernodeck-diagnostic "${named[@]}"
+  kd_validate_junit "$reports/junit.xml"
   return "$status"
+}
+
+# kd_merge_junit BUILD_DIR VARIANT...: one reports/junit.xml of the variants' reports.
+kd_merge_junit() {
+  local build=$1 inputs=()
+  shift
+  for variant in "$@"; do inputs+=("$(kd_reports_dir "$variant")/junit.xml"); done
+  "$build/harness/junit/kernodeck-junit" --merge "${inputs[@]}" \
+    --output reports/junit.xml --title kernodeck-diagnostic
+  kd_validate_junit reports/junit.xml
 }

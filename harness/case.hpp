@@ -33,6 +33,8 @@ enum class Need {
   Gpu,             // a GPU device node; KERNODECK_EXPECT_GPU=1 turns "missing" into a failure
   GpuBackend,      // the check's libtorch was built with CUDA or HIP
   CpuOnlyBackend,  // the check's libtorch was built with neither
+  CudaBackend,     // the check's libtorch was built with CUDA (not HIP)
+  NoGpu,           // no GPU on the runner: shows what a GPU-less machine answers
   NvidiaSmi,       // nvidia-smi on the runner's PATH
   UserNamespaces,  // `unshare --user --map-root-user --mount` works here
   ProbeModule,     // the check's probe module can be found beside it

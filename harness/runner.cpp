@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "elf_needed.hpp"
+#include "files.hpp"
 #include "process.hpp"
 
 namespace kdh {
@@ -57,6 +58,21 @@ int count_dev_nodes(const std::regex& pattern, const std::string& dir) {
   return n;
 }
 
+// A wheel's torch/version.py records `cuda = '13.2'`; the library it sits
+// beside is the one the loader resolves for the probe module (ldd).
+std::string torch_cuda_version(const std::string& probe) {
+  kd::SpawnSpec ldd;
+  ldd.argv = {"/usr/bin/ldd", probe};
+  kd::RunResult listed = kd::run_supervised(ldd, kd::deadline_in(20), {});
+  std::smatch m;
+  const std::regex resolved("libtorch_cuda\\.so => (/[^ ]+)/libtorch_cuda\\.so");
+  if (!std::regex_search(listed.out.data, m, resolved)) return "";
+  std::optional<std::string> version_py = read_file(m[1].str() + "/../version.py", 1 << 16);
+  const std::regex cuda("(^|\\n)cuda(: *[A-Za-z\\[\\]]+)? *= *'([0-9.]+)'");
+  if (!version_py || !std::regex_search(*version_py, m, cuda)) return "";
+  return m[3].str();
+}
+
 // CTest resource groups: CTEST_RESOURCE_GROUP_0_GPUS="id:3,slots:1".
 std::optional<int> allocated_gpu() {
   const char* count = std::getenv("CTEST_RESOURCE_GROUP_COUNT");
@@ -89,6 +105,7 @@ Runner discover() {
       torch = torch || lib.rfind("libtorch", 0) == 0;
     }
     r.backend = hip ? "rocm" : cuda ? "cuda" : torch ? "none" : "unknown";
+    if (r.backend == "cuda") r.torch_cuda_version = torch_cuda_version(*r.probe_module);
   }
 
   // A GPU is present when the kernel exposes one to this container.
@@ -163,6 +180,21 @@ std::optional<Unmet> unmet_needs(const Case& c) {
       case Need::CpuOnlyBackend:
         if (r.backend != "none") {
           return Unmet{"needs a CPU-only libtorch; the check's is " + r.backend, false};
+        }
+        break;
+      case Need::CudaBackend:
+        if (r.backend != "cuda") {
+          return Unmet{"needs a CUDA libtorch (the pypi variant: KERNODECK_TORCH=pypi); the "
+                       "check's probe module needs a " +
+                           r.backend + "-backend libtorch",
+                       false};
+        }
+        break;
+      case Need::NoGpu:
+        if (r.gpu_present) {
+          return Unmet{"shows what a machine without a GPU answers; this runner has one (" +
+                           r.gpu_evidence + ")",
+                       false};
         }
         break;
       case Need::NvidiaSmi:

@@ -21,6 +21,9 @@ struct Runner {
   std::optional<std::string> probe_module;  // beside the check, if found
   std::vector<std::string> probe_needs;     // its DT_NEEDED entries
   std::string backend = "unknown";          // cuda, rocm, none, unknown
+  // The CUDA version of a CUDA libtorch, from its wheel's torch/version.py;
+  // empty when the library does not say (a libtorch zip, a distribution's).
+  std::string torch_cuda_version;
   bool gpu_present = false;
   int visible_gpus = 0;
   std::string gpu_evidence;  // what was seen, for messages

@@ -1,11 +1,43 @@
 // Layer "backend": what the loaded libtorch declares (CUDA, HIP or neither).
 // A GPU is required by default and never silently replaced by the CPU.
+#include <sstream>
+
+#include "files.hpp"
 #include "layer_test.hpp"
+#include "run_case.hpp"
 
 namespace {
 
 using kdh::Case;
 using kdh::Need;
+
+// The loader's own record of who asked for the GPU driver library: the audit
+// library (fixtures/load_audit.c) is loaded by every process of the check and
+// logs each search for libcuda.so* as "search NAME PID CALLER".
+Case watch_driver_loads(Case c) {
+  return c.env("LD_AUDIT", "{fixtures}/libkd_load_audit.so")
+      .env("KD_AUDIT_WATCH", "libcuda.so")
+      .env("KD_AUDIT_CALLER", "1")
+      .env("KD_AUDIT_LOG", "{tmp}/driver-loads.log");
+}
+
+// NVIDIA's cuBLASLt and cuSPARSELt look for the driver library as they are
+// loaded, whatever the program then does; they initialise nothing. Every
+// other request for it is a step towards initialising the driver.
+bool is_load_time_probe(const std::string& caller) {
+  return caller.rfind("libcublasLt.so", 0) == 0 || caller.rfind("libcusparseLt.so", 0) == 0;
+}
+
+// The requests for the driver library, by whom, leaving the load-time probes out.
+std::vector<std::string> driver_requests(const kdh::CaseRun& run) {
+  std::vector<std::string> requests;
+  std::istringstream lines(kdh::read_file(run.tmp + "/driver-loads.log").value_or(""));
+  for (std::string line; std::getline(lines, line);) {
+    std::string caller = line.substr(line.rfind(' ') + 1);
+    if (!is_load_time_probe(caller)) requests.push_back(line);
+  }
+  return requests;
+}
 
 std::vector<Case> backend_cases() {
   return {
@@ -37,6 +69,44 @@ std::vector<Case> backend_cases() {
           .expect_null("/pytorch/visible_device_count")
           .expect_field("/execution/device", "cpu")
           .expect_null("/execution/memory"),
+      watch_driver_loads(Case("cpu_mode_on_real_cuda_libtorch", "backend"))
+          .guards("--device cpu on a real CUDA libtorch passes on the CPU, and no process of "
+                  "the check asks for the GPU driver library (beyond NVIDIA's load-time probes)")
+          .needs_(Need::CudaBackend)
+          .args({"--device", "cpu"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/tool/probe", "libtorch")
+          .expect_field("/pytorch/backend", "cuda")
+          .expect_null("/pytorch/gpu_available")
+          .expect_null("/pytorch/visible_device_count")
+          .expect_field("/execution/device", "cpu")
+          .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+            for (const std::string& request : driver_requests(run)) {
+              problems.push_back("the GPU driver library was asked for in CPU mode (the "
+                                 "loader's audit: event, library, process, asked by): " +
+                                 request);
+            }
+          }),
+      watch_driver_loads(Case("default_device_asks_driver_real_cuda_libtorch", "backend"))
+          .guards("the default device on a real CUDA libtorch asks for the GPU driver library, "
+                  "in the worker only: the observation of the CPU case can see a load")
+          .needs_(Need::CudaBackend)
+          .needs_(Need::NoGpu)
+          .args({})
+          .outcome("GPU_UNAVAILABLE", "device")
+          .expect_field("/pytorch/backend", "cuda")
+          .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+            std::vector<std::string> requests = driver_requests(run);
+            bool by_runtime = false;
+            for (const std::string& r : requests) {
+              by_runtime = by_runtime || r.find(" libcudart.so") != std::string::npos;
+            }
+            if (!by_runtime) {
+              problems.push_back("the loader's audit saw no request for the GPU driver library "
+                                 "by the CUDA runtime (libcudart): the observation the CPU case "
+                                 "relies on does not work");
+            }
+          }),
       Case("rocm_libtorch_uses_cuda_name", "backend")
           .guards("ROCm builds use the device name cuda and report their HIP version")
           .with_fault("backend=rocm,gpus=1")

@@ -3,10 +3,52 @@
 // driver honours CUDA_VISIBLE_DEVICES as a real one does; the same promises
 // on a real GPU are in gpu_cases.cpp.
 #include "layer_test.hpp"
+#include "run_case.hpp"
+#include "runner.hpp"
 
 namespace {
 
 using kdh::Case;
+using kdh::Need;
+
+// The pytorch.cuda of a real CUDA libtorch: the version its wheel records,
+// or at least a version where the library does not say.
+void expect_torch_cuda_version(const kdh::CaseRun& run, std::vector<std::string>& problems) {
+  const auto& report = run.main().report;
+  if (!report) return;
+  const kdh::json cuda = report->value(kdh::json::json_pointer("/pytorch/cuda"), kdh::json());
+  const std::string& want = kdh::runner().torch_cuda_version;
+  if (!want.empty() && cuda != want) {
+    problems.push_back("/pytorch/cuda is " + cuda.dump() + "; the wheel's torch/version.py says \"" +
+                       want + "\"");
+  } else if (want.empty() && !(cuda.is_string() && !cuda.get<std::string>().empty())) {
+    problems.push_back("/pytorch/cuda is " + cuda.dump() + "; a CUDA libtorch names its CUDA version");
+  }
+}
+
+// The real CUDA libtorch on a machine without a GPU or driver: the default
+// device is GPU_UNAVAILABLE, whatever the exposure or the index asked, since
+// no GPU is usable before any index is looked at.
+Case cuda_libtorch_without_gpu(const std::string& id, const std::string& promise) {
+  return Case(id, "device")
+      .guards(promise)
+      .needs_(Need::CudaBackend)
+      .needs_(Need::NoGpu)
+      .outcome("GPU_UNAVAILABLE", "device")
+      .expect_field("/tool/probe", "libtorch")
+      .expect_field("/pytorch/backend", "cuda")
+      .expect_field("/pytorch/gpu_available", false)
+      .expect_field("/pytorch/visible_device_count", 0)
+      .expect_null("/pytorch/hip")
+      .expect_null("/execution/device")
+      .also(expect_torch_cuda_version);
+}
+
+// A stand-in NVIDIA driver library (fixtures/cuda_driver_standin.c) first on
+// the loader path, so that libtorch's own CUDA initialisation meets it.
+Case with_standin_driver(Case c, const std::string& mode) {
+  return c.env("LD_LIBRARY_PATH", "{fixtures}/driver").env("KD_FAKE_DRIVER", mode);
+}
 
 std::vector<Case> device_cases() {
   return {
@@ -84,6 +126,54 @@ std::vector<Case> device_cases() {
           .outcome("GPU_CHECK_PASSED", "complete")
           .expect_not_null("/execution/timings_ms/device_init")
           .expect_not_null("/execution/timings_ms/compute"),
+      cuda_libtorch_without_gpu("cuda_libtorch_without_driver",
+                                "a CUDA libtorch on a machine without a driver is "
+                                "GPU_UNAVAILABLE (6), naming the missing driver")
+          .args({})
+          .expect_field("/error/type", "NoDriver")
+          .expect_field_contains("/message", "driver library (libcuda.so.1)")
+          .expect_field_contains("/message", "Expose the driver"),
+      cuda_libtorch_without_gpu("cuda_libtorch_visible_devices_empty",
+                                "CUDA_VISIBLE_DEVICES= on a CUDA libtorch without a GPU is "
+                                "GPU_UNAVAILABLE (6)")
+          .env("CUDA_VISIBLE_DEVICES", "")
+          .args({}),
+      cuda_libtorch_without_gpu("cuda_libtorch_visible_devices_minus_one",
+                                "CUDA_VISIBLE_DEVICES=-1 on a CUDA libtorch without a GPU is "
+                                "GPU_UNAVAILABLE (6)")
+          .env("CUDA_VISIBLE_DEVICES", "-1")
+          .args({}),
+      cuda_libtorch_without_gpu("cuda_libtorch_visible_devices_unknown_uuid",
+                                "an unknown GPU UUID in CUDA_VISIBLE_DEVICES on a CUDA libtorch "
+                                "without a GPU is GPU_UNAVAILABLE (6)")
+          .env("CUDA_VISIBLE_DEVICES", "GPU-00000000-0000-0000-0000-000000000000")
+          .args({}),
+      cuda_libtorch_without_gpu("cuda_libtorch_index_3_without_gpu",
+                                "--device-index 3 without a usable GPU is GPU_UNAVAILABLE (6): "
+                                "availability is checked before the index")
+          .args({"--device-index", "3"})
+          .expect_field("/requested/device_index", 3),
+      cuda_libtorch_without_gpu("cuda_libtorch_index_negative_without_gpu",
+                                "--device-index -1 without a usable GPU is GPU_UNAVAILABLE (6): "
+                                "availability is checked before the index")
+          .args({"--device-index", "-1"})
+          .expect_field("/requested/device_index", -1),
+      with_standin_driver(cuda_libtorch_without_gpu("cuda_libtorch_driver_sees_no_device",
+                                                    "a driver that sees no GPU is "
+                                                    "GPU_UNAVAILABLE (6), saying so"),
+                          "no-device")
+          .args({})
+          .expect_field("/error/type", "NoDevice")
+          .expect_field_contains("/message", "the driver sees no GPU")
+          .expect_field_contains("/message", "Check device exposure"),
+      with_standin_driver(cuda_libtorch_without_gpu("cuda_libtorch_driver_too_old",
+                                                    "a driver too old for libtorch's CUDA "
+                                                    "runtime is GPU_UNAVAILABLE (6), saying so"),
+                          "too-old")
+          .args({})
+          .expect_field("/error/type", "DriverTooOld")
+          .expect_field_contains("/error/message", "too old")
+          .expect_field_contains("/message", "Update the GPU driver"),
   };
 }
 

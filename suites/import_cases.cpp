@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include <fstream>
+#include <map>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -52,45 +54,111 @@ bool is_torch_library(const std::string& name) {
   return name.rfind("libtorch", 0) == 0 || name.rfind("libc10", 0) == 0;
 }
 
-// Hides every libtorch and libc10 library from the loader, for real: each
-// folder that holds them (as the loader resolves them for the probe module,
-// by ldd) is covered, in a private mount namespace, by a folder of links to
-// everything else it holds. Writes {tmp}/hide.sh, which does the mounts and
-// then runs its arguments.
-std::string hide_libtorch(const std::string& tmp) {
+using LibraryFilter = std::function<bool(const std::string& name)>;
+
+// Folders where the loader resolves, for the probe module, a library that
+// `hidden` selects: `ldd`'s answer, run through `wrapper` (empty: directly).
+std::set<std::string> resolving_folders(const LibraryFilter& hidden,
+                                        const std::vector<std::string>& wrapper,
+                                        std::string& listing) {
   kd::SpawnSpec ldd;
-  ldd.argv = {"/usr/bin/ldd", *kdh::runner().probe_module};
+  ldd.argv = wrapper;
+  ldd.argv.push_back("/usr/bin/ldd");
+  ldd.argv.push_back(*kdh::runner().probe_module);
   kd::RunResult listed = kd::run_supervised(ldd, kd::deadline_in(20), {});
+  listing = listed.out.data;
   std::set<std::string> folders;
-  std::istringstream lines(listed.out.data);
+  std::istringstream lines(listing);
   for (std::string line; std::getline(lines, line);) {
     size_t arrow = line.find(" => /");
-    std::string name = line.substr(line.find_first_not_of(" \t"));
-    if (arrow == std::string::npos || !is_torch_library(name)) continue;
+    size_t start = line.find_first_not_of(" \t");
+    if (arrow == std::string::npos || start == std::string::npos) continue;
+    if (!hidden(line.substr(start, line.find(' ', start) - start))) continue;
     std::string path = line.substr(arrow + 4, line.find(" (", arrow) - arrow - 4);
     char real[PATH_MAX];
     if (realpath(path.substr(0, path.rfind('/')).c_str(), real) != nullptr) folders.insert(real);
   }
-  if (folders.empty()) return "ldd finds no libtorch for the probe module: " + listed.out.data;
-  std::ofstream script(tmp + "/hide.sh");
-  script << "set -e\n";
-  int n = 0;
-  for (const auto& folder : folders) {
-    std::string keep = tmp + "/real" + std::to_string(n);
-    std::string cover = tmp + "/cover" + std::to_string(n++);
-    mkdir(keep.c_str(), 0755);
-    mkdir(cover.c_str(), 0755);
-    for (const auto& name : kdh::folder_entries(folder)) {
-      if (is_torch_library(name)) continue;
-      if (symlink((keep + "/" + name).c_str(), (cover + "/" + name).c_str()) != 0) {
-        return "cannot link " + name;
+  return folders;
+}
+
+// Hides the libraries `hidden` selects from the loader, for real: each folder
+// where the loader finds one for the probe module is covered, in a private
+// mount namespace, by a folder of links to everything else it holds. Hiding
+// one copy can reveal another (a CUDA toolkit's beside the wheel's), so the
+// covering is repeated until `ldd` inside the namespace finds none. Writes
+// {tmp}/hide.sh, which does the mounts and then runs its arguments.
+std::string hide_libraries(const std::string& tmp, const LibraryFilter& hidden) {
+  const std::vector<std::string> inside = {"/usr/bin/unshare", "--user", "--map-root-user",
+                                           "--mount", "/bin/sh", tmp + "/hide.sh"};
+  std::map<std::string, int> covered;  // folder -> the number of its keep/cover pair
+  std::string listing;
+  std::set<std::string> found = resolving_folders(hidden, {}, listing);
+  if (found.empty()) return "ldd finds none of the libraries to hide for the probe module: " + listing;
+  for (int round = 0; !found.empty(); ++round) {
+    if (round == 4) return "the libraries are still found after covering 4 times: " + listing;
+    for (const auto& folder : found) {
+      if (covered.count(folder) != 0) return "covering " + folder + " did not hide: " + listing;
+      int n = static_cast<int>(covered.size());
+      covered[folder] = n;
+      std::string keep = tmp + "/real" + std::to_string(n);
+      std::string cover = tmp + "/cover" + std::to_string(n);
+      if (mkdir(keep.c_str(), 0755) != 0 || mkdir(cover.c_str(), 0755) != 0) {
+        return "cannot make the folders to cover " + folder;
+      }
+      for (const auto& name : kdh::folder_entries(folder)) {
+        if (hidden(name)) continue;
+        if (symlink((keep + "/" + name).c_str(), (cover + "/" + name).c_str()) != 0) {
+          return "cannot link " + name;
+        }
       }
     }
-    script << "mount --bind '" << folder << "' '" << keep << "'\n"
-           << "mount --bind '" << cover << "' '" << folder << "'\n";
+    std::ofstream script(tmp + "/hide.sh");
+    script << "set -e\n";
+    for (const auto& [folder, n] : covered) {
+      script << "mount --bind '" << folder << "' '" << tmp << "/real" << n << "'\n"
+             << "mount --bind '" << tmp << "/cover" << n << "' '" << folder << "'\n";
+    }
+    script << "exec \"$@\"\n";
+    if (!script.flush()) return "cannot write hide.sh";
+    script.close();
+    found = resolving_folders(hidden, inside, listing);
   }
-  script << "exec \"$@\"\n";
-  return script ? "" : "cannot write hide.sh";
+  return "";
+}
+
+std::string hide_libtorch(const std::string& tmp) { return hide_libraries(tmp, is_torch_library); }
+
+// The CUDA runtime or cuBLAS of a CUDA libtorch, hidden the same way.
+std::string hide_cuda_runtime(const std::string& tmp) {
+  return hide_libraries(tmp, [](const std::string& name) { return name.rfind("libcudart.so", 0) == 0; });
+}
+std::string hide_cublas(const std::string& tmp) {
+  return hide_libraries(tmp, [](const std::string& name) { return name.rfind("libcublas", 0) == 0; });
+}
+
+// A CUDA libtorch whose `library` is hidden: TORCH_IMPORT_FAILED whatever the
+// device, the message naming the missing file and no folder.
+Case cuda_dependency_hidden(const std::string& id, const std::string& what,
+                            std::string (*hide)(const std::string&), const std::string& library,
+                            std::vector<std::string> args) {
+  return Case(id, "import")
+      .guards("a CUDA libtorch whose " + what +
+              " cannot be found is TORCH_IMPORT_FAILED (4), naming the missing library by "
+              "file name, whatever the device asked")
+      .needs_(Need::ProbeModule)
+      .needs_(Need::CudaBackend)
+      .needs_(Need::UserNamespaces)
+      .prepare(hide, "every " + library + "* the loader could find for the probe covered, in "
+                     "a mount namespace, by links to everything else")
+      .wrap({"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh",
+             "{tmp}/hide.sh"},
+            "")
+      .args(std::move(args))
+      .outcome("TORCH_IMPORT_FAILED", "import")
+      .expect_field("/error/type", "LoaderError")
+      .expect_field_contains("/error/message", library)
+      .expect_field_contains("/error/message", "cannot open shared object file")
+      .expect_field_lacks("/error/message", "/");
 }
 
 std::vector<Case> import_cases() {
@@ -140,6 +208,13 @@ std::vector<Case> import_cases() {
           .outcome("TORCH_IMPORT_FAILED", "import")
           .expect_field_contains("/error/message", "libc10")
           .expect_field_lacks("/error/message", "/"),
+      cuda_dependency_hidden("cuda_runtime_hidden", "CUDA runtime (libcudart)",
+                             hide_cuda_runtime, "libcudart.so", {}),
+      cuda_dependency_hidden("cuda_runtime_hidden_cpu_mode", "CUDA runtime (libcudart)",
+                             hide_cuda_runtime, "libcudart.so", {"--device", "cpu"}),
+      cuda_dependency_hidden("cublas_hidden", "cuBLAS", hide_cublas, "libcublas", {}),
+      cuda_dependency_hidden("cublas_hidden_cpu_mode", "cuBLAS", hide_cublas, "libcublas",
+                             {"--device", "cpu"}),
       Case("probe_module_missing", "import")
           .guards("a check without its probe module is INTERNAL_ERROR (1), not a libtorch problem")
           .with_probe("{tmp}/no-such-probe.so")

@@ -4,6 +4,7 @@
 // decides an outcome; every exception stops at this boundary.
 #include <dlfcn.h>
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
 #include <torch/types.h>
 #include <torch/version.h>
@@ -81,9 +82,9 @@ const BuildOptions* build_options() {
   void* lib = dlopen(where.dli_fname, RTLD_NOW | RTLD_NOLOAD);
   if (lib == nullptr) return nullptr;
 #if defined(_GLIBCXX_USE_CXX11_ABI) && _GLIBCXX_USE_CXX11_ABI
-  const char* symbol = "_ZN6caffe217GetBuildOptionsB5cxx11Ev";
+  const char* symbol = "_ZN6caffe215GetBuildOptionsB5cxx11Ev";
 #else
-  const char* symbol = "_ZN6caffe217GetBuildOptionsEv";
+  const char* symbol = "_ZN6caffe215GetBuildOptionsEv";
 #endif
   using Fn = const BuildOptions& (*)();
   auto fn = reinterpret_cast<Fn>(dlsym(lib, symbol));
@@ -178,8 +179,20 @@ torch::Device target_device(int kind, long long index) {
   return torch::Device(torch::kCPU);
 }
 
+// In CPU mode nothing may ask the GPU driver anything. libtorch's autograd
+// engine counts the devices of every registered device type before its first
+// backward pass, and counting CUDA or HIP devices loads and initialises the
+// driver. The process computes on the CPU only and ends after this check, so
+// the GPU device types are withdrawn from the registry the engine reads.
+void withdraw_gpu_device_types() {
+  for (c10::DeviceType type : {c10::DeviceType::CUDA, c10::DeviceType::HIP}) {
+    c10::impl::device_guard_impl_registry[static_cast<size_t>(type)].store(nullptr);
+  }
+}
+
 kd_status init_device(int kind, long long index, kd_error* err) {
   return guarded(err, [&] {
+    if (kind == KD_DEVICE_CPU) withdraw_gpu_device_types();
     auto options = torch::TensorOptions().dtype(torch::kFloat32).device(target_device(kind, index));
     auto t = torch::zeros({1}, options);
     if (kind == KD_DEVICE_CUDA) torch::cuda::synchronize(index);

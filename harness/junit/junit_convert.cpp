@@ -643,12 +643,20 @@ std::string write_junit(const Report& report) {
     }
     tinyxml2::XMLElement* s = doc.NewElement("testsuite");
     root->InsertEndChild(s);
-    set(s, "name", suite.name);
+    set(s, "name", suite_name(suite.name, report.variant));
     set(s, "tests", std::to_string(counts.tests));
     set(s, "failures", std::to_string(counts.failures));
     set(s, "errors", std::to_string(counts.errors));
     set(s, "skipped", std::to_string(counts.skipped));
     set(s, "time", format_seconds(time));
+    if (!report.variant.empty()) {
+      tinyxml2::XMLElement* properties = doc.NewElement("properties");
+      s->InsertEndChild(properties);
+      tinyxml2::XMLElement* property = doc.NewElement("property");
+      properties->InsertEndChild(property);
+      set(property, "name", kVariantProperty);
+      set(property, "value", report.variant);
+    }
 
     for (const ReportCase& c : suite.cases) {
       tinyxml2::XMLElement* tc = doc.NewElement("testcase");
@@ -677,6 +685,10 @@ std::string write_junit(const Report& report) {
   tinyxml2::XMLPrinter printer;
   doc.Print(&printer);
   return std::string(printer.CStr(), static_cast<std::size_t>(printer.CStrSize() - 1));
+}
+
+std::string suite_name(const std::string& layer, const std::string& variant) {
+  return variant.empty() ? layer : layer + " [" + variant + "]";
 }
 
 std::string summary_line(const Counts& c) {

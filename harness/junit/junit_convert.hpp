@@ -107,10 +107,18 @@ struct Counts {
   std::size_t tests = 0, passed = 0, failures = 0, errors = 0, skipped = 0;
 };
 
+// The property that names the build variant of every suite, when the report has one.
+inline constexpr const char* kVariantProperty = "kernodeck.variant";
+
 struct Report {
   std::string title;
   double time = 0;
   std::vector<ReportSuite> suites;
+  // The build variant (e.g. which libtorch) when several are certified side by side; empty
+  // when there is only one. With a variant, each suite is written as "<layer> [<variant>]" and
+  // carries the property kernodeck.variant, while each case keeps the layer as its classname
+  // and its case id as its name, so that the same case reads the same in every variant.
+  std::string variant;
 
   Counts counts() const;
 };
@@ -121,6 +129,9 @@ Report convert(const CtestRun& run, const GtestIndex& gtest,
                const std::map<std::string, TestInfo>& infos, const std::string& title);
 
 std::string write_junit(const Report& report);
+
+// "<layer> [<variant>]", or the layer alone without a variant.
+std::string suite_name(const std::string& layer, const std::string& variant);
 
 std::string summary_line(const Counts& counts);
 

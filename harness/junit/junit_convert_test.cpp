@@ -364,5 +364,86 @@ TEST(JunitOutput, ValidShapeCountsAndEscaping) {
   EXPECT_EQ(summary_line(report.counts()), "tests=4 passed=1 failures=1 errors=1 skipped=1");
 }
 
+// Two layers, one case of each verdict: what write_junit is given in the tests below.
+Report small_report(const std::string& variant = "", double time = 3) {
+  Report report;
+  report.title = "kd";
+  report.time = time;
+  report.variant = variant;
+  ReportCase pass{"cli", "ok", 0.25, Verdict::Passed, "", "", "", ""};
+  ReportCase fail{"cli", "bad", 1, Verdict::Failure, "assertion", "x < y", "line 1\nline 2 <&>",
+                  "tail\n"};
+  ReportCase skip{"cli", "gpu", 0, Verdict::Skipped, "", "no GPU", "", ""};
+  ReportCase error{"probe", "crash", 0.5, Verdict::Error, "crash", "crashed", "crashed\n...", "t"};
+  report.suites = {{"cli", {pass, fail, skip}}, {"probe", {error}}};
+  return report;
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::vector<std::string> attribute_of_each(const tinyxml2::XMLElement* parent, const char* child,
+                                           const char* attribute) {
+  std::vector<std::string> values;
+  for (const auto* e = parent->FirstChildElement(child); e; e = e->NextSiblingElement(child))
+    values.emplace_back(e->Attribute(attribute) ? e->Attribute(attribute) : "(none)");
+  return values;
+}
+
+TEST(JunitVariant, SuitesCarryTheVariantWhileCasesKeepTheirNames) {
+  EXPECT_EQ(suite_name("cli", "pypi"), "cli [pypi]");
+  EXPECT_EQ(suite_name("cli", ""), "cli");
+
+  const std::string xml = write_junit(small_report("pypi"));
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
+  const auto* root = doc.RootElement();
+  EXPECT_STREQ(root->Attribute("name"), "kd");
+  EXPECT_STREQ(root->Attribute("tests"), "4");
+  EXPECT_EQ(attribute_of_each(root, "testsuite", "name"),
+            (std::vector<std::string>{"cli [pypi]", "probe [pypi]"}));
+  for (const auto* suite = root->FirstChildElement("testsuite"); suite;
+       suite = suite->NextSiblingElement("testsuite")) {
+    // The properties come first, and hold the variant alone.
+    const auto* properties = suite->FirstChildElement();
+    ASSERT_NE(properties, nullptr);
+    EXPECT_STREQ(properties->Name(), "properties");
+    EXPECT_EQ(attribute_of_each(properties, "property", "name"),
+              std::vector<std::string>{"kernodeck.variant"});
+    EXPECT_EQ(attribute_of_each(properties, "property", "value"),
+              std::vector<std::string>{"pypi"});
+    EXPECT_EQ(suite->FirstChildElement("properties")->NextSiblingElement("properties"), nullptr);
+  }
+  const auto* cli = root->FirstChildElement("testsuite");
+  EXPECT_EQ(attribute_of_each(cli, "testcase", "classname"),
+            (std::vector<std::string>{"cli", "cli", "cli"}));
+  EXPECT_EQ(attribute_of_each(cli, "testcase", "name"),
+            (std::vector<std::string>{"ok", "bad", "gpu"}));
+  EXPECT_STREQ(cli->Attribute("failures"), "1");
+  EXPECT_STREQ(cli->Attribute("skipped"), "1");
+}
+
+TEST(JunitVariant, WithoutAVariantTheReportIsAsBefore) {
+  const std::string plain = write_junit(small_report());
+  EXPECT_EQ(plain.find("<properties"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("<testsuite name=\"cli\" "), std::string::npos) << plain;
+  // The variant adds the properties and the suffix, and changes nothing else.
+  std::string tagged = write_junit(small_report("debian"));
+  const std::string properties =
+      "<properties>\n"
+      "            <property name=\"kernodeck.variant\" value=\"debian\"/>\n"
+      "        </properties>\n        ";
+  for (const char* layer : {"cli", "probe"}) {
+    const std::string name = std::string("name=\"") + layer;
+    tagged = replace_once(tagged, name + " [debian]\"", name + "\"");
+    tagged = replace_once(tagged, properties, "");
+  }
+  EXPECT_EQ(tagged, plain);
+}
+
 }  // namespace
 }  // namespace kd::junit

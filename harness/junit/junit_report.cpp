@@ -2,7 +2,7 @@
 // and that dashboards show per case: classname = the layer, name = the case id.
 //
 //   kernodeck-junit --ctest-junit FILE --gtest-xml DIR --output FILE
-//                   [--ctest-tests FILE] [--title NAME]
+//                   [--ctest-tests FILE] [--variant NAME] [--title NAME]
 //
 // --ctest-junit   what `ctest --output-junit FILE` wrote.
 // --gtest-xml     the folder given to gtest_discover_tests(XML_OUTPUT_DIR); searched
@@ -10,6 +10,11 @@
 //                 it before running ctest so that no verdict of an earlier run is reused (a file
 //                 older than the CTest run is ignored as well).
 // --ctest-tests   what `ctest --show-only=json-v1` printed for the same build tree.
+// --variant       the build variant this CTest run certified (e.g. which libtorch), when several
+//                 are certified in separate build trees: every <testsuite> is then named
+//                 "<layer> [NAME]" and carries <property name="kernodeck.variant" value="NAME"/>;
+//                 classname and name of each case stay as they are. Without it, no properties.
+// --title         the report's name (<testsuites name>), "kernodeck-diagnostic" by default.
 //
 // Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
 // exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
@@ -70,7 +75,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Rewrites CTest's JUnit, with GoogleTest's per-test XML, into a JUnit report "
                "that validates against junit-10.xsd.",
                "kernodeck-junit"};
-  std::string ctest_junit, gtest_dir, output, ctest_tests, title = "kernodeck-diagnostic";
+  std::string ctest_junit, gtest_dir, output, ctest_tests, variant, title = "kernodeck-diagnostic";
   app.add_option("--ctest-junit", ctest_junit, "the file ctest --output-junit wrote")
       ->required()
       ->type_name("FILE");
@@ -80,6 +85,13 @@ int main(int argc, char** argv) {
   app.add_option("--output", output, "the report to write")->required()->type_name("FILE");
   app.add_option("--ctest-tests", ctest_tests, "what ctest --show-only=json-v1 printed")
       ->type_name("FILE");
+  app.add_option("--variant", variant,
+                 "the build variant of this run: suites become \"<layer> [NAME]\" with the "
+                 "property kernodeck.variant")
+      ->type_name("NAME")
+      ->check([](const std::string& value) {
+        return value.empty() ? std::string("the variant must not be empty") : std::string();
+      });
   app.add_option("--title", title, "name of the report (<testsuites name>)")->type_name("NAME");
   try {
     app.parse(argc, argv);
@@ -97,7 +109,8 @@ int main(int argc, char** argv) {
     if (!ctest_tests.empty())
       infos = kd::junit::parse_ctest_tests_json(read_input(ctest_tests, "CTest test list"));
 
-    const kd::junit::Report report = kd::junit::convert(run, gtest, infos, title);
+    kd::junit::Report report = kd::junit::convert(run, gtest, infos, title);
+    report.variant = variant;
     write_output(output, kd::junit::write_junit(report));
     std::cout << kd::junit::summary_line(report.counts()) << std::endl;
   } catch (const kd::junit::InputError& e) {

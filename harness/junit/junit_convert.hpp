@@ -135,6 +135,25 @@ std::string suite_name(const std::string& layer, const std::string& variant);
 
 std::string summary_line(const Counts& counts);
 
+// ---- Merging reports -------------------------------------------------------------------------
+
+struct MergeInput {
+  std::string source;  // where the report came from, for messages
+  std::string xml;     // a report write_junit wrote
+};
+
+struct Merged {
+  std::string xml;
+  Counts counts;
+  std::vector<std::string> warnings;  // e.g. a suite name that two inputs share
+};
+
+// One report holding the <testsuite> elements of every input, in the order given, unchanged;
+// the root's counts and time are the sums of the inputs'. An input that is not such a report
+// (not XML, another root, counts that disagree with its cases, elements or attributes
+// junit-10.xsd does not allow) is an InputError naming its source.
+Merged merge_reports(const std::vector<MergeInput>& inputs, const std::string& title);
+
 // ---- Text helpers, exposed for their tests ----------------------------------------------------
 
 // Valid UTF-8 with only the characters XML 1.0 allows; anything else becomes visible text.

@@ -1,7 +1,9 @@
 """Reads a kernodeck-junit report back through junitparser, a real JUnit consumer, and checks
 what a dashboard would show of the sample cases: every count, name, verdict and message.
 
-usage: consumer_check.py sample REPORT
+usage: consumer_check.py sample REPORT     the sample, converted without a variant
+       consumer_check.py variants REPORT   the sample converted with --variant a and with
+                                           --variant b, then the two merged (--merge)
 
 Run by consumer_test.sh with the Python of the tools venv, where ./ci/setup --junit-consumer
 installs junitparser.
@@ -57,6 +59,8 @@ WANT = {
     }),
 }
 LAYERS = ["cli", "probe", "SampleUnit", "script"]
+VARIANTS = ["a", "b"]
+VARIANT_PROPERTY = "kernodeck.variant"
 
 problems = []
 
@@ -92,27 +96,31 @@ def read(path):
     return report, suites
 
 
-def check_suites(suites):
-    """Each suite's counts against its cases, each case under its layer; returns the cases by
-    "classname/name"."""
+def check_suites(suites, variant=None):
+    """Each suite's counts against its cases, each case under its layer (the suite's name, less
+    " [variant]"); returns the cases by "classname/name"."""
+    suffix = f" [{variant}]" if variant else ""
     cases = {}
     for suite in suites:
+        layer = suite.name.removesuffix(suffix)
         listed = list(suite)
         expect(suite.tests == len(listed), f"{suite.name}: tests {suite.tests} != {len(listed)}")
         expect(suite.failures == sum(c.is_failure for c in listed), f"{suite.name}: failures")
         expect(suite.errors == sum(c.is_error for c in listed), f"{suite.name}: errors")
         expect(suite.skipped == sum(c.is_skipped for c in listed), f"{suite.name}: skipped")
         for case in listed:
-            expect(case.classname == suite.name, f"{case.name}: classname {case.classname}")
+            expect(case.classname == layer, f"{case.name}: classname {case.classname}")
             expect(case.classname != case.name, f"{case.name}: classname equals name")
             cases[f"{case.classname}/{case.name}"] = case
     return cases
 
 
-def check_cases(cases):
-    expect(len(cases) == len(WANT), f"distinct cases {len(cases)}")
-    for key, (verdict, fields) in WANT.items():
-        case = cases.get(key)
+def check_cases(cases, variant=None):
+    label = f"[{variant}] " if variant else ""
+    expect(len(cases) == len(WANT), f"{label}distinct cases {len(cases)}")
+    for name, (verdict, fields) in WANT.items():
+        key = label + name
+        case = cases.get(name)
         if case is None:
             problems.append(f"{key}: missing")
             continue
@@ -141,15 +149,44 @@ def check_sample(path):
     expect([s.name for s in suites] == LAYERS, f"suites {[s.name for s in suites]}")
     skipped = sum(s.skipped for s in suites)
     expect(skipped == 2, f"skipped {skipped}")
+    for suite in suites:
+        properties = [(p.name, p.value) for p in suite.properties()]
+        expect(not properties, f"{suite.name}: properties {properties} without a variant")
     check_cases(check_suites(suites))
     finish("all 12 cases")
 
 
+def check_variants(path):
+    report, suites = read(path)
+    expect(report.name == "sample-variants", f"title {report.name}")
+    expect(report.tests == 24, f"tests {report.tests}")
+    expect(report.failures == 4, f"failures {report.failures}")
+    expect(report.errors == 8, f"errors {report.errors}")
+    names = [s.name for s in suites]
+    expect(names == [f"{layer} [{v}]" for v in VARIANTS for layer in LAYERS], f"suites {names}")
+    skipped = sum(s.skipped for s in suites)
+    expect(skipped == 4, f"skipped {skipped}")
+    of_variant = {v: [] for v in VARIANTS}
+    for suite in suites:
+        properties = [(p.name, p.value) for p in suite.properties()]
+        variant = next((v for v in VARIANTS if properties == [(VARIANT_PROPERTY, v)]), None)
+        if variant is None:
+            problems.append(f"{suite.name}: properties {properties}")
+        else:
+            expect(suite.name.endswith(f" [{variant}]"), f"{suite.name}: variant {variant}")
+            of_variant[variant].append(suite)
+    # Each variant holds the very cases of the sample, under the same classnames and names.
+    for variant, tagged in of_variant.items():
+        check_cases(check_suites(tagged, variant), variant)
+    finish("all 24 cases of both variants")
+
+
 def main(argv):
-    if len(argv) != 3 or argv[1] != "sample":
-        print(f"usage: {argv[0]} sample REPORT", file=sys.stderr)
+    checks = {"sample": check_sample, "variants": check_variants}
+    if len(argv) != 3 or argv[1] not in checks:
+        print(f"usage: {argv[0]} sample|variants REPORT", file=sys.stderr)
         return 2
-    check_sample(argv[2])
+    checks[argv[1]](argv[2])
     return 0
 
 

@@ -2,7 +2,8 @@
 # junit.consumer: runs the sample cases through a throw-away CTest project, converts the result
 # with kernodeck-junit, validates it against junit-10.xsd and reads it back with junitparser, a
 # real JUnit consumer (consumer_check.py), checking every count, name and message a dashboard
-# would show. junitparser comes from TOOLS_DIR/venv, where ./ci/setup --junit-consumer puts it.
+# would show; then does the same for two variants of the run merged into one report
+# (--variant, --merge). junitparser comes from TOOLS_DIR/venv (./ci/setup --junit-consumer).
 #
 # usage: consumer_test.sh SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST
 set -euo pipefail
@@ -102,3 +103,49 @@ if ! xmllint --noout --schema "$xsd" "$work/junit.xml"; then
 fi
 
 "$python" "$checker" sample "$work/junit.xml"
+
+# Two build variants certified in separate CTest runs end in one report: the same run converted
+# with --variant a and --variant b, then merged.
+for variant in a b; do
+  summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
+    --ctest-tests "$work/ctest-tests.json" --variant "$variant" \
+    --output "$work/junit-$variant.xml" --title sample)
+  if [[ $summary != "$expected_summary" ]]; then
+    echo "junit.consumer: FAILED: --variant $variant: summary '$summary'" >&2
+    exit 1
+  fi
+done
+summary=$("$tool" --merge "$work/junit-a.xml" "$work/junit-b.xml" \
+  --output "$work/merged.xml" --title sample-variants 2>"$work/merge.err")
+expected_merged="tests=24 passed=8 failures=4 errors=8 skipped=4"
+if [[ $summary != "$expected_merged" || -s $work/merge.err ]]; then
+  cat "$work/merge.err" >&2
+  echo "junit.consumer: FAILED: merged summary '$summary', expected '$expected_merged'" >&2
+  exit 1
+fi
+if ! xmllint --noout --schema "$xsd" "$work/merged.xml"; then
+  cat "$work/merged.xml" >&2
+  echo "junit.consumer: FAILED: the merged report does not validate against junit-10.xsd" >&2
+  exit 1
+fi
+"$python" "$checker" variants "$work/merged.xml"
+
+# --merge takes reports this tool wrote, and only them.
+status=0
+"$tool" --merge "$work/junit-a.xml" --ctest-junit "$work/ctest-junit.xml" \
+  --output "$work/refused.xml" >/dev/null 2>&1 || status=$?
+if [[ $status != 2 ]]; then
+  echo "junit.consumer: FAILED: --merge with --ctest-junit exited $status, expected 2" >&2
+  exit 1
+fi
+status=0
+"$tool" --merge "$work/junit-a.xml" "$work/ctest-junit.xml" --output "$work/refused.xml" \
+  >/dev/null 2>"$work/refused.err" || status=$?
+if [[ $status != 1 ]] || ! grep -qF "$work/ctest-junit.xml is not a report" "$work/refused.err" ||
+   [[ -e $work/refused.xml ]]; then
+  cat "$work/refused.err" >&2
+  echo "junit.consumer: FAILED: merging CTest's own JUnit exited $status, expected 1" \
+    "naming the file and writing nothing" >&2
+  exit 1
+fi
+echo "junit.consumer: the merged two-variant report and the refusals are as expected"

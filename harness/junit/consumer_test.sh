@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # junit.consumer: runs the sample cases through a throw-away CTest project, converts the result
-# with kernodeck-junit, validates it against junit-10.xsd and reads it back with junit2json, a
-# real JUnit consumer, checking every count, name and message a dashboard would show.
+# with kernodeck-junit, validates it against junit-10.xsd and reads it back with junitparser, a
+# real JUnit consumer (consumer_check.py), checking every count, name and message a dashboard
+# would show; then does the same for two variants of the run merged into one report
+# (--variant, --merge). junitparser comes from TOOLS_DIR/venv (./ci/setup --junit-consumer).
 #
 # usage: consumer_test.sh SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST
 set -euo pipefail
@@ -13,15 +15,23 @@ fi
 sample=$1 tool=$2 xsd=$3 tools=$4 ctest=$5
 
 # A missing consumer is a broken setup, not a reason to skip: the report would go unchecked.
+JUNITPARSER_VERSION=5.0.3
 missing() {
-  echo "junit.consumer: FAILED: $1 is missing; run ./ci/setup" >&2
+  echo "junit.consumer: FAILED: $1 is missing; run ./ci/setup --junit-consumer" >&2
   exit 1
 }
 command -v xmllint >/dev/null 2>&1 || missing "xmllint (Debian package libxml2-utils)"
-command -v node >/dev/null 2>&1 || missing "node (Debian package nodejs)"
-junit2json=$tools/node_modules/.bin/junit2json
-[[ -x $junit2json ]] || missing "junit2json (npm, under $tools)"
-for file in "$sample" "$tool" "$xsd" "$ctest"; do
+python=$tools/venv/bin/python
+[[ -x $python ]] || missing "the Python venv $tools/venv"
+version=$("$python" -c 'import junitparser; print(junitparser.version)' 2>/dev/null) ||
+  missing "junitparser (PyPI, in $tools/venv)"
+if [[ $version != "$JUNITPARSER_VERSION" ]]; then
+  echo "junit.consumer: FAILED: $tools/venv has junitparser $version, the checks are written" \
+    "for $JUNITPARSER_VERSION; run ./ci/setup --junit-consumer" >&2
+  exit 1
+fi
+checker=$(dirname "$0")/consumer_check.py
+for file in "$sample" "$tool" "$xsd" "$ctest" "$checker"; do
   [[ -e $file ]] || { echo "junit.consumer: FAILED: $file does not exist" >&2; exit 1; }
 done
 # CTest resolves a relative program against the throw-away project, not against here.
@@ -92,93 +102,50 @@ if ! xmllint --noout --schema "$xsd" "$work/junit.xml"; then
   exit 1
 fi
 
-"$junit2json" "$work/junit.xml" >"$work/junit.json"
+"$python" "$checker" sample "$work/junit.xml"
 
-node - "$work/junit.json" <<'EOF'
-// Checks what junit2json made of the report, as a dashboard would read it.
-const fs = require('fs');
-const report = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const problems = [];
-const expect = (ok, what) => { if (!ok) problems.push(what); };
+# Two build variants certified in separate CTest runs end in one report: the same run converted
+# with --variant a and --variant b, then merged.
+for variant in a b; do
+  summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
+    --ctest-tests "$work/ctest-tests.json" --variant "$variant" \
+    --output "$work/junit-$variant.xml" --title sample)
+  if [[ $summary != "$expected_summary" ]]; then
+    echo "junit.consumer: FAILED: --variant $variant: summary '$summary'" >&2
+    exit 1
+  fi
+done
+summary=$("$tool" --merge "$work/junit-a.xml" "$work/junit-b.xml" \
+  --output "$work/merged.xml" --title sample-variants 2>"$work/merge.err")
+expected_merged="tests=24 passed=8 failures=4 errors=8 skipped=4"
+if [[ $summary != "$expected_merged" || -s $work/merge.err ]]; then
+  cat "$work/merge.err" >&2
+  echo "junit.consumer: FAILED: merged summary '$summary', expected '$expected_merged'" >&2
+  exit 1
+fi
+if ! xmllint --noout --schema "$xsd" "$work/merged.xml"; then
+  cat "$work/merged.xml" >&2
+  echo "junit.consumer: FAILED: the merged report does not validate against junit-10.xsd" >&2
+  exit 1
+fi
+"$python" "$checker" variants "$work/merged.xml"
 
-expect(report.name === 'sample', `title ${report.name}`);
-expect(report.tests === 12, `tests ${report.tests}`);
-expect(report.failures === 2, `failures ${report.failures}`);
-expect(report.errors === 4, `errors ${report.errors}`);
-const suites = report.testsuite || [];
-expect(JSON.stringify(suites.map(s => s.name)) ===
-       JSON.stringify(['cli', 'probe', 'SampleUnit', 'script']),
-       `suites ${suites.map(s => s.name)}`);
-const skipped = suites.reduce((n, s) => n + s.skipped, 0);
-expect(skipped === 2, `skipped ${skipped}`);
-
-const cases = new Map();
-for (const suite of suites) {
-  const list = suite.testcase || [];
-  const count = key => list.filter(c => c[key]).length;
-  expect(suite.tests === list.length, `${suite.name}: tests ${suite.tests} != ${list.length}`);
-  expect(suite.failures === count('failure'), `${suite.name}: failures`);
-  expect(suite.errors === count('error'), `${suite.name}: errors`);
-  expect(suite.skipped === count('skipped'), `${suite.name}: skipped`);
-  for (const c of list) {
-    expect(c.classname === suite.name, `${c.name}: classname ${c.classname}`);
-    expect(c.classname !== c.name, `${c.name}: classname equals name`);
-    cases.set(`${c.classname}/${c.name}`, c);
-  }
-}
-expect(cases.size === 12, `distinct cases ${cases.size}`);
-
-// verdict: 'pass' or the element a dashboard keys on; fields: what that element must say.
-const want = {
-  'cli/usage_ok': ['pass'],
-  'cli/report_mismatch': ['failure', { type: 'assertion',
-    message: m => m.startsWith('expected code "no_gpu" but the report said <cuda_ok> & more'),
-    inner: t => t.includes('expected code "no_gpu" but the report said <cuda_ok> & more\n' +
-                           'command: kernodeck-diagnostic --device cuda\nstderr tail: ]]> bell') &&
-                t.includes('here, 5 \u00b5s') }],
-  'cli/needs_gpu': ['skipped', { message: m => m === 'no GPU on this runner' }],
-  'probe/healthy': ['pass'],
-  'probe/segfault': ['error', { type: 'crash', message: m => m.includes('crashed or was killed'),
-    inner: t => t.includes('[ RUN      ] probe.run/segfault') }],
-  'probe/hang_forever': ['error', { type: 'timeout',
-    message: m => m.includes("CTest's TIMEOUT of 2 s") }],
-  'probe/dirty_exit': ['error', { type: 'abnormal-exit',
-    message: m => m.includes('exited abnormally after its assertions') }],
-  'SampleUnit/Holds': ['pass'],
-  'script/pass': ['pass'],
-  'script/fail': ['failure', { type: 'exit-status',
-    message: m => m === 'failed (CTest): exit code 3, expected 0' }],
-  'script/skip': ['skipped',
-    { message: m => m === 'SKIP_RETURN_CODE=77: no nvidia-smi on this runner' }],
-  'script/missing': ['error', { type: 'not-run',
-    message: m => m === 'CTest did not run the test: Unable to find executable' }],
-};
-for (const [key, [verdict, fields]] of Object.entries(want)) {
-  const c = cases.get(key);
-  if (!c) { problems.push(`${key}: missing`); continue; }
-  const present = ['failure', 'error', 'skipped'].filter(k => c[k]);
-  if (verdict === 'pass') {
-    expect(present.length === 0, `${key}: expected a pass, got ${present}`);
-    expect(!c['system-out'], `${key}: output attached to a pass`);
-    continue;
-  }
-  expect(present.length === 1 && present[0] === verdict,
-         `${key}: expected ${verdict}, got ${present}`);
-  const element = (c[verdict] || [])[0] || {};
-  for (const [field, check] of Object.entries(fields)) {
-    const ok = typeof check === 'function' ? check : value => value === check;
-    expect(typeof element[field] === 'string' && ok(element[field]),
-           `${key}: ${verdict} ${field} = ${JSON.stringify(element[field])}`);
-  }
-  if (verdict !== 'skipped') {
-    expect(Array.isArray(c['system-out']) && c['system-out'].join('').length > 0,
-           `${key}: no system-out`);
-  }
-}
-
-if (problems.length) {
-  console.error('junit.consumer: FAILED:\n  ' + problems.join('\n  '));
-  process.exit(1);
-}
-console.log('junit.consumer: junit2json read all 12 cases as expected');
-EOF
+# --merge takes reports this tool wrote, and only them.
+status=0
+"$tool" --merge "$work/junit-a.xml" --ctest-junit "$work/ctest-junit.xml" \
+  --output "$work/refused.xml" >/dev/null 2>&1 || status=$?
+if [[ $status != 2 ]]; then
+  echo "junit.consumer: FAILED: --merge with --ctest-junit exited $status, expected 2" >&2
+  exit 1
+fi
+status=0
+"$tool" --merge "$work/junit-a.xml" "$work/ctest-junit.xml" --output "$work/refused.xml" \
+  >/dev/null 2>"$work/refused.err" || status=$?
+if [[ $status != 1 ]] || ! grep -qF "$work/ctest-junit.xml is not a report" "$work/refused.err" ||
+   [[ -e $work/refused.xml ]]; then
+  cat "$work/refused.err" >&2
+  echo "junit.consumer: FAILED: merging CTest's own JUnit exited $status, expected 1" \
+    "naming the file and writing nothing" >&2
+  exit 1
+fi
+echo "junit.consumer: the merged two-variant report and the refusals are as expected"

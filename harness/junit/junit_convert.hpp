@@ -107,10 +107,18 @@ struct Counts {
   std::size_t tests = 0, passed = 0, failures = 0, errors = 0, skipped = 0;
 };
 
+// The property that names the build variant of every suite, when the report has one.
+inline constexpr const char* kVariantProperty = "kernodeck.variant";
+
 struct Report {
   std::string title;
   double time = 0;
   std::vector<ReportSuite> suites;
+  // The build variant (e.g. which libtorch) when several are certified side by side; empty
+  // when there is only one. With a variant, each suite is written as "<layer> [<variant>]" and
+  // carries the property kernodeck.variant, while each case keeps the layer as its classname
+  // and its case id as its name, so that the same case reads the same in every variant.
+  std::string variant;
 
   Counts counts() const;
 };
@@ -122,7 +130,29 @@ Report convert(const CtestRun& run, const GtestIndex& gtest,
 
 std::string write_junit(const Report& report);
 
+// "<layer> [<variant>]", or the layer alone without a variant.
+std::string suite_name(const std::string& layer, const std::string& variant);
+
 std::string summary_line(const Counts& counts);
+
+// ---- Merging reports -------------------------------------------------------------------------
+
+struct MergeInput {
+  std::string source;  // where the report came from, for messages
+  std::string xml;     // a report write_junit wrote
+};
+
+struct Merged {
+  std::string xml;
+  Counts counts;
+  std::vector<std::string> warnings;  // e.g. a suite name that two inputs share
+};
+
+// One report holding the <testsuite> elements of every input, in the order given, unchanged;
+// the root's counts and time are the sums of the inputs'. An input that is not such a report
+// (not XML, another root, counts that disagree with its cases, elements or attributes
+// junit-10.xsd does not allow) is an InputError naming its source.
+Merged merge_reports(const std::vector<MergeInput>& inputs, const std::string& title);
 
 // ---- Text helpers, exposed for their tests ----------------------------------------------------
 

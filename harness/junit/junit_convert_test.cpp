@@ -364,5 +364,176 @@ TEST(JunitOutput, ValidShapeCountsAndEscaping) {
   EXPECT_EQ(summary_line(report.counts()), "tests=4 passed=1 failures=1 errors=1 skipped=1");
 }
 
+// Two layers, one case of each verdict: what write_junit is given in the tests below.
+Report small_report(const std::string& variant = "", double time = 3) {
+  Report report;
+  report.title = "kd";
+  report.time = time;
+  report.variant = variant;
+  ReportCase pass{"cli", "ok", 0.25, Verdict::Passed, "", "", "", ""};
+  ReportCase fail{"cli", "bad", 1, Verdict::Failure, "assertion", "x < y", "line 1\nline 2 <&>",
+                  "tail\n"};
+  ReportCase skip{"cli", "gpu", 0, Verdict::Skipped, "", "no GPU", "", ""};
+  ReportCase error{"probe", "crash", 0.5, Verdict::Error, "crash", "crashed", "crashed\n...", "t"};
+  report.suites = {{"cli", {pass, fail, skip}}, {"probe", {error}}};
+  return report;
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::vector<std::string> attribute_of_each(const tinyxml2::XMLElement* parent, const char* child,
+                                           const char* attribute) {
+  std::vector<std::string> values;
+  for (const auto* e = parent->FirstChildElement(child); e; e = e->NextSiblingElement(child))
+    values.emplace_back(e->Attribute(attribute) ? e->Attribute(attribute) : "(none)");
+  return values;
+}
+
+TEST(JunitVariant, SuitesCarryTheVariantWhileCasesKeepTheirNames) {
+  EXPECT_EQ(suite_name("cli", "pypi"), "cli [pypi]");
+  EXPECT_EQ(suite_name("cli", ""), "cli");
+
+  const std::string xml = write_junit(small_report("pypi"));
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
+  const auto* root = doc.RootElement();
+  EXPECT_STREQ(root->Attribute("name"), "kd");
+  EXPECT_STREQ(root->Attribute("tests"), "4");
+  EXPECT_EQ(attribute_of_each(root, "testsuite", "name"),
+            (std::vector<std::string>{"cli [pypi]", "probe [pypi]"}));
+  for (const auto* suite = root->FirstChildElement("testsuite"); suite;
+       suite = suite->NextSiblingElement("testsuite")) {
+    // The properties come first, and hold the variant alone.
+    const auto* properties = suite->FirstChildElement();
+    ASSERT_NE(properties, nullptr);
+    EXPECT_STREQ(properties->Name(), "properties");
+    EXPECT_EQ(attribute_of_each(properties, "property", "name"),
+              std::vector<std::string>{"kernodeck.variant"});
+    EXPECT_EQ(attribute_of_each(properties, "property", "value"),
+              std::vector<std::string>{"pypi"});
+    EXPECT_EQ(suite->FirstChildElement("properties")->NextSiblingElement("properties"), nullptr);
+  }
+  const auto* cli = root->FirstChildElement("testsuite");
+  EXPECT_EQ(attribute_of_each(cli, "testcase", "classname"),
+            (std::vector<std::string>{"cli", "cli", "cli"}));
+  EXPECT_EQ(attribute_of_each(cli, "testcase", "name"),
+            (std::vector<std::string>{"ok", "bad", "gpu"}));
+  EXPECT_STREQ(cli->Attribute("failures"), "1");
+  EXPECT_STREQ(cli->Attribute("skipped"), "1");
+}
+
+TEST(JunitVariant, WithoutAVariantTheReportIsAsBefore) {
+  const std::string plain = write_junit(small_report());
+  EXPECT_EQ(plain.find("<properties"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("<testsuite name=\"cli\" "), std::string::npos) << plain;
+  // The variant adds the properties and the suffix, and changes nothing else.
+  std::string tagged = write_junit(small_report("debian"));
+  const std::string properties =
+      "<properties>\n"
+      "            <property name=\"kernodeck.variant\" value=\"debian\"/>\n"
+      "        </properties>\n        ";
+  for (const char* layer : {"cli", "probe"}) {
+    const std::string name = std::string("name=\"") + layer;
+    tagged = replace_once(tagged, name + " [debian]\"", name + "\"");
+    tagged = replace_once(tagged, properties, "");
+  }
+  EXPECT_EQ(tagged, plain);
+}
+
+TEST(JunitMerge, SumsTheCountsAndKeepsEverySuiteInOrder) {
+  Report b = small_report("b", 1.5);
+  b.suites.pop_back();  // b holds cli only: 3 cases, no error
+  const std::string a_xml = write_junit(small_report("a"));
+  const Merged merged = merge_reports({{"a.xml", a_xml}, {"b.xml", write_junit(b)}}, "both");
+  EXPECT_TRUE(merged.warnings.empty());
+  EXPECT_EQ(summary_line(merged.counts), "tests=7 passed=2 failures=2 errors=1 skipped=2");
+
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(merged.xml.c_str()), tinyxml2::XML_SUCCESS) << merged.xml;
+  const auto* root = doc.RootElement();
+  EXPECT_STREQ(root->Name(), "testsuites");
+  EXPECT_STREQ(root->Attribute("name"), "both");
+  EXPECT_STREQ(root->Attribute("tests"), "7");
+  EXPECT_STREQ(root->Attribute("failures"), "2");
+  EXPECT_STREQ(root->Attribute("errors"), "1");
+  EXPECT_EQ(root->Attribute("skipped"), nullptr);  // not allowed there by junit-10.xsd
+  EXPECT_STREQ(root->Attribute("time"), "4.500");
+  EXPECT_EQ(attribute_of_each(root, "testsuite", "name"),
+            (std::vector<std::string>{"cli [a]", "probe [a]", "cli [b]"}));
+
+  // Each suite is the input's, unchanged: the merged text holds a's suites verbatim.
+  const std::size_t a_start = a_xml.find("<testsuite ");
+  const std::size_t a_end = a_xml.rfind("</testsuite>") + std::string("</testsuite>").size();
+  EXPECT_NE(merged.xml.find(a_xml.substr(a_start, a_end - a_start)), std::string::npos)
+      << merged.xml;
+  const auto* bad = root->FirstChildElement("testsuite")->FirstChildElement("testcase")
+                        ->NextSiblingElement("testcase");
+  EXPECT_STREQ(bad->Attribute("classname"), "cli");
+  EXPECT_STREQ(bad->FirstChildElement("failure")->GetText(), "line 1\nline 2 <&>");
+}
+
+TEST(JunitMerge, OneReportMergedAloneIsTheSameReport) {
+  const std::string xml = write_junit(small_report("a"));
+  EXPECT_EQ(merge_reports({{"a.xml", xml}}, "kd").xml, xml);
+  const std::string plain = write_junit(small_report());
+  EXPECT_EQ(merge_reports({{"p.xml", plain}}, "kd").xml, plain);
+}
+
+TEST(JunitMerge, ASuiteNameTwiceIsWarnedAbout) {
+  const std::string xml = write_junit(small_report());
+  const Merged merged = merge_reports({{"debian.xml", xml}, {"pypi.xml", xml}}, "kd");
+  ASSERT_EQ(merged.warnings.size(), 2u);
+  EXPECT_NE(merged.warnings[0].find("\"cli\" is in both debian.xml and pypi.xml"),
+            std::string::npos)
+      << merged.warnings[0];
+  EXPECT_NE(merged.warnings[0].find("--variant"), std::string::npos) << merged.warnings[0];
+  EXPECT_EQ(merged.counts.tests, 8u);
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(merged.xml.c_str()), tinyxml2::XML_SUCCESS) << merged.xml;
+  EXPECT_EQ(attribute_of_each(doc.RootElement(), "testsuite", "name"),
+            (std::vector<std::string>{"cli", "probe", "cli", "probe"}));
+}
+
+TEST(JunitMerge, RefusesWhatIsNotAReportAndNamesTheFile) {
+  const std::string good = write_junit(small_report("a"));
+  auto refused = [&good](const std::string& xml, const std::string& why) {
+    try {
+      merge_reports({{"good.xml", good}, {"bad.xml", xml}}, "kd");
+      ADD_FAILURE() << "accepted: " << why << "\n" << xml;
+    } catch (const InputError& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(message.rfind("bad.xml is not a report kernodeck-junit wrote: ", 0), 0u)
+          << message;
+      EXPECT_NE(message.find(why), std::string::npos) << message;
+    }
+  };
+  refused("", "not well-formed XML");
+  refused("<testsuites name=\"x\"", "not well-formed XML");
+  refused(kCtestJunit, "its root is <testsuite>, not <testsuites>");
+  refused(replace_once(good, "tests=\"4\"", "tests=\"5\""),
+          "<testsuites name=\"kd\"> says tests=5 but its cases make 4");
+  refused(replace_once(good, "errors=\"1\"", "errors=\"one\""), "errors=\"one\" is not a count");
+  refused(replace_once(good, "time=\"3.000\"", "time=\"-3\""), "is not a number of seconds");
+  refused(replace_once(good, " time=\"3.000\"", ""), "<testsuites name=\"kd\"> has no time");
+  refused(replace_once(good, "failures=\"1\" errors=\"0\"", "failures=\"0\" errors=\"0\""),
+          "<testsuite name=\"cli [a]\"> says failures=0 but its cases make 1");
+  refused(replace_once(good, "skipped=\"1\"", "skipped=\"2\""), "says skipped=2");
+  refused(replace_once(good, "<testsuites ", "<testsuites disabled=\"0\" "),
+          "has the attribute disabled, which junit-10.xsd does not allow there");
+  refused(replace_once(good, "<testcase name=\"ok\"", "<testcase status=\"run\" name=\"ok\""),
+          "<testcase name=\"ok\"> has the attribute status");
+  refused(replace_once(good, "<system-out>tail", "<error message=\"\"/><system-out>tail"),
+          "<testcase name=\"bad\"> has more than one verdict");
+  const std::string nested = R"(<testsuite name="in" tests="0" failures="0" errors="0"/>)";
+  refused(replace_once(good, "<testcase name=\"ok\"", nested + "<testcase name=\"ok\""),
+          "<testsuite name=\"cli [a]\"> holds <testsuite>");
+  refused(replace_once(good, "<property name=", "<other name="), "has a property that is not one");
+}
+
 }  // namespace
 }  // namespace kd::junit

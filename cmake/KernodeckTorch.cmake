@@ -3,12 +3,13 @@
 # cuda, rocm or none, KERNODECK_TORCH_SOURCE saying where it came from, and
 # KERNODECK_TORCH_CPU_LIBRARY / KERNODECK_TORCH_GPU_LIBRARY the paths of
 # libtorch_cpu and of libtorch_cuda or libtorch_hip (empty if none; the
-# benchmark loads them).
+# benchmark loads them), and for a folder KERNODECK_TORCH_LIBRARY_DIR, its lib/
+# (the installed probe's RUNPATH).
 #
 # A libtorch *folder* (PyPI's torch package folder, or the unpacked libtorch
 # zip: lib/libtorch.so beside include/) is used as it is: its headers, its
-# libraries, the C++ ABI its libraries were built with, and for a CUDA build
-# the CUDA runtime headers its wheel carries. find_package(Torch) is not called
+# libraries, the C++ ABI its libraries were built with and the C++ standard its
+# headers require; never a CUDA toolkit. find_package(Torch) is not called
 # for a folder: its CUDA detection needs a CUDA toolkit (nvcc) that runtime
 # images do not have, and it links the toolkit's libraries into the probe.
 # The folder is, in this order:
@@ -103,31 +104,10 @@ function(_kd_torch_from_folder dir)
   elseif(EXISTS "${dir}/lib/libtorch_cuda.so")
     set(backend cuda)
     list(APPEND libraries "${dir}/lib/libtorch_cuda.so" "${dir}/lib/libc10_cuda.so")
-    # c10's CUDA headers include the CUDA runtime's: PyPI's wheels carry them in
-    # their nvidia-* packages beside torch; a libtorch zip needs a toolkit's.
-    file(GLOB wheel_headers "${dir}/../nvidia/*/include/cuda_runtime_api.h"
-                            "${dir}/../nvidia/*/*/include/cuda_runtime_api.h")
-    set(runtime_include "")
-    if(wheel_headers)
-      list(GET wheel_headers 0 header)
-      get_filename_component(runtime_include "${header}" DIRECTORY)
-    else()
-      find_path(KERNODECK_CUDA_RUNTIME_INCLUDE cuda_runtime_api.h
-                HINTS "$ENV{CUDA_HOME}/include" "$ENV{CUDA_PATH}/include" /usr/local/cuda/include)
-      if(KERNODECK_CUDA_RUNTIME_INCLUDE)
-        set(runtime_include "${KERNODECK_CUDA_RUNTIME_INCLUDE}")
-      endif()
-    endif()
-    if(runtime_include)
-      target_include_directories(kernodeck_libtorch SYSTEM INTERFACE "${runtime_include}")
-      set(KERNODECK_TORCH_CUDA_HEADERS "${runtime_include}" PARENT_SCOPE)
-    else()
-      message(WARNING "No CUDA runtime headers (cuda_runtime_api.h) for ${dir}: the probe is "
-                      "built without the CUDA allocator figures and driver diagnosis")
-    endif()
   endif()
   target_link_libraries(kernodeck_libtorch INTERFACE ${libraries})
   set(KERNODECK_TORCH_CPU_LIBRARY "${dir}/lib/libtorch_cpu.so" PARENT_SCOPE)
+  set(KERNODECK_TORCH_LIBRARY_DIR "${dir}/lib" PARENT_SCOPE)
   if(backend STREQUAL "cuda")
     set(KERNODECK_TORCH_GPU_LIBRARY "${dir}/lib/libtorch_cuda.so" PARENT_SCOPE)
   elseif(backend STREQUAL "rocm")
@@ -147,6 +127,7 @@ endfunction()
 
 set(KERNODECK_TORCH_CPU_LIBRARY "")
 set(KERNODECK_TORCH_GPU_LIBRARY "")
+set(KERNODECK_TORCH_LIBRARY_DIR "")
 _kd_find_torch_folder(_kd_torch_folder)
 if(_kd_torch_folder)
   _kd_torch_from_folder("${_kd_torch_folder}")
@@ -160,7 +141,6 @@ else()
     set(KERNODECK_TORCH_BACKEND rocm)
   elseif(TARGET torch_cuda OR TARGET c10_cuda OR C10_CUDA_LIBRARY)
     set(KERNODECK_TORCH_BACKEND cuda)
-    set(KERNODECK_TORCH_CUDA_HEADERS "${CUDAToolkit_INCLUDE_DIRS}")
   endif()
   # The libraries' paths: imported targets where the package defines them,
   # else the entries of TORCH_LIBRARIES.

@@ -88,7 +88,8 @@ std::optional<int> allocated_gpu() {
 Runner discover() {
   Runner r;
   r.check = absolute(env_or("KERNODECK_CHECK", KERNODECK_BUILT_CHECK));
-  r.fixtures_dir = KERNODECK_FIXTURES_DIR;
+  // A packed suite (ci/gpu-proof) runs from another folder than it was built in.
+  r.fixtures_dir = env_or("KERNODECK_FIXTURES_DIR", KERNODECK_FIXTURES_DIR);
   r.reports_dir = env_or("KERNODECK_REPORTS_DIR", KERNODECK_DEFAULT_REPORTS_DIR);
   r.expect_gpu = env_or("KERNODECK_EXPECT_GPU", "0") == "1";
 

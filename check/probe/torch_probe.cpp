@@ -8,23 +8,29 @@
 #include <torch/cuda.h>
 #include <torch/types.h>
 #include <torch/version.h>
+#include <ATen/Context.h>
 
 #include <cstring>
 #include <map>
 #include <string>
 
-// c10's CUDA headers need the CUDA runtime's (cuda_runtime_api.h): PyPI's
-// wheels carry them; without them the probe still works, without the
-// allocator figures and the driver diagnosis.
-#if defined(KD_PROBE_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>) && \
-    __has_include(<cuda_runtime_api.h>)
+// The GPU allocator's counters. From 2.9 c10's device-generic allocator
+// interface gives them (CUDA, and ROCm under the same device type) without
+// the CUDA runtime's headers, which PyPI's wheels do not carry whole; before
+// 2.9 only c10's CUDA/HIP allocator headers do, and they need a toolkit's.
+#if defined(KD_PROBE_WITH_CUDA) || defined(KD_PROBE_WITH_HIP)
+#if (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)) && \
+    __has_include(<c10/core/CachingDeviceAllocator.h>)
+#include <c10/core/CachingDeviceAllocator.h>
+#define KD_PROBE_DEVICE_ALLOCATOR 1
+#elif defined(KD_PROBE_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>) && \
+    __has_include(<cuda_runtime_api.h>) && __has_include(<crt/host_config.h>)
 #include <c10/cuda/CUDACachingAllocator.h>
-#include <c10/cuda/CUDAFunctions.h>
 #define KD_PROBE_CUDA_ALLOCATOR 1
-#define KD_PROBE_CUDA_DIAGNOSIS 1
 #elif defined(KD_PROBE_WITH_HIP) && __has_include(<c10/hip/HIPCachingAllocator.h>)
 #include <c10/hip/HIPCachingAllocator.h>
 #define KD_PROBE_HIP_ALLOCATOR 1
+#endif
 #endif
 
 #include "probe_abi.h"
@@ -137,13 +143,25 @@ kd_status library_info(kd_library_info* out, kd_error* err) {
   });
 }
 
+// Starts libtorch's CUDA (or HIP) support the way its own first GPU use does;
+// where no GPU is usable this raises libtorch's reason. The call's name
+// changed in 2.x (lazyInitCUDA, then lazyInitDevice): whichever this libtorch
+// has is used.
+template <typename Context>
+auto start_gpu_support(Context& context, int) -> decltype(context.lazyInitDevice(c10::DeviceType::CUDA)) {
+  return context.lazyInitDevice(c10::DeviceType::CUDA);
+}
+template <typename Context>
+void start_gpu_support(Context& context, long) {
+  context.lazyInitCUDA();
+}
+
 // Why libtorch sees no GPU, in its own words, with the kind of cause as the
 // error type: libtorch's device count swallows the reason (it only warns), so
 // the question is asked again of the call that raises it.
 void explain_no_gpu(kd_error* err) {
-#if defined(KD_PROBE_CUDA_DIAGNOSIS)
   try {
-    c10::cuda::device_count_ensure_non_zero();
+    start_gpu_support(at::globalContext(), 0);
   } catch (const c10::Error& e) {
     std::string text = e.what_without_backtrace();
     const char* kind = "GpuUnavailable";
@@ -152,16 +170,14 @@ void explain_no_gpu(kd_error* err) {
     } else if (text.find("driver on your system is too old") != std::string::npos ||
                text.find("insufficient for CUDA runtime") != std::string::npos) {
       kind = "DriverTooOld";
-    } else if (text.find("No CUDA GPUs are available") != std::string::npos) {
+    } else if (text.find("No CUDA GPUs are available") != std::string::npos ||
+               text.find("No HIP GPUs are available") != std::string::npos) {
       kind = "NoDevice";
     }
     set_error(err, kind, text);
   } catch (const std::exception& e) {
     set_error(err, "GpuUnavailable", e.what());
   }
-#else
-  (void)err;
-#endif
 }
 
 kd_status gpu_info(kd_gpu_info* out, kd_error* err) {
@@ -230,7 +246,13 @@ kd_status memory(long long index, kd_memory_info* out, kd_error* err) {
   return guarded(err, [&] {
     out->allocated_bytes = -1;
     out->reserved_bytes = -1;
-#if defined(KD_PROBE_CUDA_ALLOCATOR)
+#if defined(KD_PROBE_DEVICE_ALLOCATOR)
+    auto stats = c10::getDeviceAllocator(c10::DeviceType::CUDA)
+                     ->getDeviceStats(static_cast<c10::DeviceIndex>(index));
+    // Index 0 is StatType::AGGREGATE in every release.
+    out->allocated_bytes = static_cast<long long>(stats.allocated_bytes[0].current);
+    out->reserved_bytes = static_cast<long long>(stats.reserved_bytes[0].current);
+#elif defined(KD_PROBE_CUDA_ALLOCATOR)
     auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(
         static_cast<c10::DeviceIndex>(index));
     // Index 0 is StatType::AGGREGATE in every release.

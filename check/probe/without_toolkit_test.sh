@@ -39,13 +39,15 @@ for candidate in /usr/local/cuda* "${CUDA_HOME:-}" "${CUDA_PATH:-}" \
   toolkits+=("$(realpath "$candidate")")
 done
 mkdir "$work/empty"
-for dir in $(printf '%s\n' "${toolkits[@]}" | sort -u); do
+mapfile -t toolkits < <(printf '%s\n' "${toolkits[@]}" | sort -u)
+for dir in "${toolkits[@]}"; do
   mount --bind "$work/empty" "$dir"
 done
 PATH=$(tr ':' '\n' <<<"$PATH" | grep -v -i cuda | paste -sd: -)
 unset CUDA_HOME CUDA_PATH CUDA_ROOT CUDACXX CUDAToolkit_ROOT
 echo "toolkit folders covered: ${toolkits[*]:-none found}"
-if command -v nvcc >/dev/null 2>&1; then fail "nvcc is still on PATH: $(command -v nvcc)"; fi
+# A wrapper left on PATH (/usr/local/bin/nvcc) now points at nothing.
+if nvcc --version >/dev/null 2>&1; then fail "nvcc still runs: $(command -v nvcc)"; fi
 if [[ -e /usr/local/cuda/include/cuda_runtime_api.h ]]; then fail "the toolkit's headers are still visible"; fi
 
 # 1. libtorch's own CMake package needs the toolkit.

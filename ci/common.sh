@@ -61,7 +61,8 @@ kd_ctest() {
   if [[ -n "$variant" ]]; then named=(--variant "$variant"); fi
   rm -rf "$reports/gtest" "$reports/cases"
   mkdir -p "$reports/gtest"
-  echo "ci: testing the ${variant:-image's own} libtorch ($build/)"
+  local which=${variant:-own}
+  echo "ci: testing the $which libtorch ($build/)"
   ctest --test-dir "$build" "${filter[@]}" -j "$(kd_jobs)" "${spec[@]}" \
     --output-on-failure --output-junit "$PWD/$reports/ctest-junit.xml" || status=$?
   ctest --test-dir "$build" "${filter[@]}" --show-only=json-v1 >"$reports/ctest-tests.json"

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""What ci/gpu-proof writes and checks about a proof's OUT folder (standard library only:
+the GPU machine has no package registry).
+
+  gpu_proof_report.py summary OUT COMMIT CTEST_STATUS SECONDS JUNIT_COUNTS
+      prints summary.txt: the suite's counts and, for each hand run, what a reviewer
+      looks for (code, exit, device and its name, loss, synchronized, allocator figures,
+      stage timings, the host check's driver).
+  gpu_proof_report.py scrub OUT VALUE=PLACEHOLDER...
+      replaces each VALUE in every file under OUT (a `host:` VALUE only as a whole word),
+      then fails if one is left.
+  gpu_proof_report.py dry-run-verdict OUT RUN_STATUS
+      the dry run's verdict: every failed case is a GPU case failing because this runner
+      has no GPU (or no CUDA/HIP libtorch, or no nvidia-smi), there is at least one, and
+      nothing else failed or errored; the hand runs and the summary exist.
+"""
+import json
+import pathlib
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+HAND_RUNS = ["default", "host-check", "cpu", "cuda-visible-devices-empty", "device-index-1"]
+
+
+def hand_line(out, name):
+    folder = pathlib.Path(out) / "hand"
+    exit_code = (folder / f"{name}.exit").read_text().strip() if (folder / f"{name}.exit").exists() else "?"
+    try:
+        report = json.loads((folder / f"{name}.json").read_text())
+    except (OSError, ValueError):
+        return f"{name:28} exit {exit_code:3}  (no report on stdout)"
+    execution = report.get("execution") or {}
+    pytorch = report.get("pytorch") or {}
+    parts = [f"{report.get('code')} (stage {report.get('stage')})",
+             f"libtorch {pytorch.get('version')} backend {pytorch.get('backend')}"
+             f" cuda {pytorch.get('cuda')} visible {pytorch.get('visible_device_count')}"]
+    if execution.get("device"):
+        name_part = execution.get("device_name")
+        parts.append(f"ran on {execution['device']}" + (f" ({name_part})" if name_part else ""))
+    if execution.get("loss") is not None:
+        parts.append(f"loss {execution['loss']:g}")
+    if execution.get("synchronized") is not None:
+        parts.append(f"synchronized {str(execution['synchronized']).lower()}")
+    memory = execution.get("memory")
+    if memory:
+        parts.append(f"allocated {memory.get('allocated_bytes')} B, reserved {memory.get('reserved_bytes')} B")
+    timings = execution.get("timings_ms") or {}
+    if timings:
+        parts.append("ms: " + ", ".join(f"{k} {v}" for k, v in timings.items() if v is not None))
+    host = report.get("host")
+    if host:
+        parts.append(f"host check {host.get('status')}: driver {host.get('driver_version')},"
+                     f" {host.get('memory_total_mib')} MiB")
+    if report.get("error"):
+        parts.append(f"error {report['error'].get('type')}: {report['error'].get('message')}")
+    return f"{name:28} exit {exit_code:3}  " + "; ".join(parts)
+
+
+def summary(out, commit, status, seconds, counts):
+    print(f"kernodeck-diagnostic GPU proof (commit {commit})")
+    print(f"conformance suite, KERNODECK_EXPECT_GPU=1: {counts} (ctest exit {status})")
+    print("hand runs:")
+    for name in HAND_RUNS:
+        print("  " + hand_line(out, name))
+    print(f"run time: {seconds} s")
+
+
+def scrub(out, pairs):
+    replacements = []
+    for pair in pairs:
+        value, _, placeholder = pair.rpartition("=")
+        word = value.startswith("host:")
+        value = value[5:] if word else value
+        if len(value) < 2 or value == "/":
+            continue
+        pattern = re.escape(value)
+        if word:
+            pattern = r"(?<![A-Za-z0-9_.-])" + pattern + r"(?![A-Za-z0-9_-])"
+        replacements.append((re.compile(pattern), placeholder, value))
+    # The longest first: a folder inside another is replaced as itself.
+    replacements.sort(key=lambda r: -len(r[2]))
+    for path in pathlib.Path(out).rglob("*"):
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="surrogateescape")
+        new = text
+        for pattern, placeholder, _ in replacements:
+            new = pattern.sub(placeholder, new)
+        if new != text:
+            path.write_text(new, errors="surrogateescape")
+        for pattern, _, value in replacements:
+            if pattern.search(new):
+                sys.exit(f"gpu_proof_report: {value!r} is still in {path}")
+
+
+GPU_REASONS = ("needs a GPU; this runner has none",
+               "needs a libtorch built with CUDA or HIP",
+               "needs nvidia-smi on PATH")
+
+
+def dry_run_verdict(out, run_status):
+    out = pathlib.Path(out)
+    problems = []
+    try:
+        root = ET.parse(out / "junit.xml").getroot()
+    except (OSError, ET.ParseError) as e:
+        sys.exit(f"gpu-proof dry run: FAILED: no readable junit.xml: {e}")
+    gpu_failures, other = [], []
+    for case in root.iter("testcase"):
+        name = f"{case.get('classname')}.{case.get('name')}"
+        for verdict in ("failure", "error"):
+            element = case.find(verdict)
+            if element is None:
+                continue
+            text = (element.get("message") or "") + "\n" + (element.text or "")
+            if verdict == "failure" and any(reason in text for reason in GPU_REASONS):
+                gpu_failures.append(name)
+            else:
+                other.append(f"{name} ({verdict}: {element.get('message')})")
+    if not gpu_failures:
+        problems.append("no GPU case failed: KERNODECK_EXPECT_GPU=1 did not turn a missing GPU into a failure")
+    if other:
+        problems.append("cases failed for another reason than the missing GPU: " + "; ".join(other))
+    if run_status != "1":
+        problems.append(f"ci/gpu-proof run exited {run_status}; with failing GPU cases it must exit 1")
+    for name in HAND_RUNS:
+        if not (out / "hand" / f"{name}.json").exists():
+            problems.append(f"hand run {name} left no report")
+    summary_text = (out / "summary.txt").read_text() if (out / "summary.txt").exists() else ""
+    if "hand runs:" not in summary_text:
+        problems.append("summary.txt is missing or incomplete")
+    leaks = [str(p) for p in out.rglob("*") if p.is_file() and re.search(
+        r"(?<![{\w])/(?:tmp|work|root|home)/", p.read_text(errors="replace"))]
+    if leaks:
+        problems.append("a path of this machine is left in " + ", ".join(leaks[:3]))
+    if problems:
+        sys.exit("gpu-proof dry run: FAILED:\n  " + "\n  ".join(problems))
+    print(f"gpu-proof dry run: as expected, {len(gpu_failures)} GPU cases failed because this "
+          f"runner has no GPU, nothing else failed; the hand runs and summary.txt are there")
+
+
+def main(argv):
+    if len(argv) >= 7 and argv[1] == "summary":
+        summary(*argv[2:7])
+    elif len(argv) >= 3 and argv[1] == "scrub":
+        scrub(argv[2], argv[3:])
+    elif len(argv) == 4 and argv[1] == "dry-run-verdict":
+        dry_run_verdict(argv[2], argv[3])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

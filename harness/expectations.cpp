@@ -394,6 +394,33 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
   return problems;
 }
 
+std::vector<std::string> report_problems(const json& report, const std::vector<std::string>& args,
+                                         std::optional<int> exit_code) {
+  Case c("evidence", "evidence");
+  c.arguments = args;
+  std::vector<std::string> problems;
+  try {
+    check_report_shape(c, report, exit_code.value_or(-1), exit_code.has_value(), problems);
+    if (!exit_code && report.is_object()) {
+      // No process to compare with: the report's own exit_code against its code.
+      const json own = report.value("exit_code", json());
+      const json code = report.value("code", json());
+      const int expected =
+          code.is_string() ? contract_exit_code(code.get<std::string>()).value_or(-1) : -1;
+      if (!own.is_null() && !own.is_number_integer()) {
+        problems.push_back("/exit_code " + show(own) + " is not an integer");
+      } else if (expected >= 0 && own.is_number_integer() && own != expected) {
+        problems.push_back("/exit_code " + show(own) + " but /code " + show(code) + " must exit " +
+                           std::to_string(expected));
+      }
+    }
+  } catch (const json::exception& e) {
+    // A field of the wrong type stops the judging; the report does not hold.
+    problems.push_back(std::string("the report could not be judged: ") + e.what());
+  }
+  return problems;
+}
+
 std::string failure_context(const Case& c, const CaseRun& run,
                             const std::vector<std::string>& problems) {
   std::ostringstream s;

@@ -1,0 +1,297 @@
+#include "evidence.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+
+#include "expectations.hpp"
+#include "files.hpp"
+
+namespace kdh {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where a finding starts in the text and how long it is.
+struct Finding {
+  size_t pos;
+  size_t len;
+};
+
+char char_at(const std::string& t, size_t i) { return i < t.size() ? t[i] : '\0'; }
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool hex_run(const std::string& t, size_t pos, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (!is_hex(char_at(t, pos + i))) return false;
+  }
+  return true;
+}
+
+// /home/..., /tmp/... and the like; not after a placeholder ({out}/tmp/x), not
+// inside a relative path (build/tmp/x) or a home-relative one (~/tmp/x).
+std::vector<Finding> machine_paths(const std::string& t) {
+  static const char* const roots[] = {"home", "root", "tmp", "work", "var", "mnt", "srv", "Users"};
+  std::vector<Finding> found;
+  for (size_t pos = t.find('/'); pos != std::string::npos; pos = t.find('/', pos + 1)) {
+    if (pos > 0) {
+      const char before = t[pos - 1];
+      if (is_word(before) || before == '.' || before == '-' || before == '}' || before == '~') {
+        continue;
+      }
+    }
+    for (const char* root : roots) {
+      const size_t n = std::strlen(root);
+      if (t.compare(pos + 1, n, root) != 0 || char_at(t, pos + 1 + n) != '/') continue;
+      size_t end = pos + 1 + n;
+      while (end < t.size() && std::isspace(static_cast<unsigned char>(t[end])) == 0 &&
+             std::strchr("\"'<>,;`", t[end]) == nullptr) {
+        ++end;
+      }
+      found.push_back({pos, end - pos});
+      break;
+    }
+  }
+  return found;
+}
+
+// GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, and MIG-... of the same form.
+std::vector<Finding> gpu_uuids(const std::string& t) {
+  std::vector<Finding> found;
+  for (const char* prefix : {"GPU-", "MIG-"}) {
+    for (size_t pos = t.find(prefix); pos != std::string::npos; pos = t.find(prefix, pos + 1)) {
+      size_t p = pos + 4;
+      bool ok = true;
+      for (size_t n : {8u, 4u, 4u, 4u, 12u}) {
+        if (p != pos + 4 && char_at(t, p++) != '-') ok = false;
+        ok = ok && hex_run(t, p, n);
+        if (!ok) break;
+        p += n;
+      }
+      if (ok) found.push_back({pos, p - pos});
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const Finding& a, const Finding& b) { return a.pos < b.pos; });
+  return found;
+}
+
+// Six pairs of hex digits separated all by ':' or all by '-'.
+std::vector<Finding> mac_addresses(const std::string& t) {
+  std::vector<Finding> found;
+  for (size_t pos = 0; pos + 17 <= t.size(); ++pos) {
+    if (pos > 0 && is_word(t[pos - 1])) continue;
+    const char sep = t[pos + 2];
+    if (sep != ':' && sep != '-') continue;
+    bool ok = true;
+    for (size_t k = 0; k < 6 && ok; ++k) {
+      ok = hex_run(t, pos + 3 * k, 2) && (k == 5 || t[pos + 3 * k + 2] == sep);
+    }
+    if (ok && !is_word(char_at(t, pos + 17))) {
+      found.push_back({pos, 17});
+      pos += 16;
+    }
+  }
+  return found;
+}
+
+// Four numbers 0-255 joined by dots, not part of a longer dotted number or a
+// word (libfoo.so.1.2.3.4, v1.2.3.4), other than 127.0.0.1 and 0.0.0.0.
+std::vector<Finding> ipv4_addresses(const std::string& t) {
+  std::vector<Finding> found;
+  for (size_t pos = 0; pos < t.size(); ++pos) {
+    if (!is_digit(t[pos])) continue;
+    if (pos > 0 && (is_word(t[pos - 1]) || t[pos - 1] == '.' || t[pos - 1] == '+')) continue;
+    size_t p = pos;
+    bool ok = true;
+    for (int octet = 0; octet < 4 && ok; ++octet) {
+      if (octet > 0) ok = char_at(t, p++) == '.';
+      size_t digits = 0;
+      int value = 0;
+      while (ok && is_digit(char_at(t, p))) {
+        value = value * 10 + (t[p++] - '0');
+        ++digits;
+      }
+      ok = ok && digits >= 1 && digits <= 3 && value <= 255;
+    }
+    const char after = char_at(t, p);
+    if (!ok || is_word(after) || (after == '.' && is_digit(char_at(t, p + 1)))) continue;
+    const std::string address = t.substr(pos, p - pos);
+    if (address != "127.0.0.1" && address != "0.0.0.0") found.push_back({pos, p - pos});
+    pos = p;
+  }
+  return found;
+}
+
+// local@domain.tld, the top-level domain letters only.
+std::vector<Finding> email_addresses(const std::string& t) {
+  auto local_char = [](char c) { return is_word(c) || std::strchr(".%+-", c) != nullptr; };
+  auto domain_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-';
+  };
+  std::vector<Finding> found;
+  for (size_t at = t.find('@'); at != std::string::npos; at = t.find('@', at + 1)) {
+    size_t begin = at;
+    while (begin > 0 && t[begin - 1] != '\0' && local_char(t[begin - 1])) --begin;
+    size_t end = at + 1;
+    while (end < t.size() && t[end] != '\0' && domain_char(t[end])) ++end;
+    while (end > at + 1 && (t[end - 1] == '.' || t[end - 1] == '-')) --end;
+    const std::string local = t.substr(begin, at - begin);
+    const std::string domain = t.substr(at + 1, end - at - 1);
+    if (std::none_of(local.begin(), local.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; })) {
+      continue;
+    }
+    const size_t dot = domain.rfind('.');
+    if (dot == std::string::npos || dot == 0 || domain.front() == '.' ||
+        domain.find("..") != std::string::npos) {
+      continue;
+    }
+    const std::string tld = domain.substr(dot + 1);
+    if (tld.size() < 2 || !std::all_of(tld.begin(), tld.end(), [](char c) {
+          return std::isalpha(static_cast<unsigned char>(c)) != 0;
+        })) {
+      continue;
+    }
+    found.push_back({begin, end - begin});
+  }
+  return found;
+}
+
+std::optional<int> read_exit_file(const fs::path& path) {
+  auto text = read_file(path.string(), 64);
+  if (!text) return std::nullopt;
+  std::string s = *text;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.pop_back();
+  if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), is_digit)) return std::nullopt;
+  return std::stoi(s);
+}
+
+}  // namespace
+
+const std::vector<std::string>& evidence_required_files() {
+  static const std::vector<std::string> files{"junit.xml", "summary.txt", "hand/default.json"};
+  return files;
+}
+
+std::vector<std::string> arguments_from_report(const nlohmann::json& report) {
+  using nlohmann::json;
+  std::vector<std::string> args;
+  if (!report.is_object()) return args;
+  const json requested = report.value("requested", json());
+  if (requested.is_object()) {
+    const json device = requested.value("device", json());
+    if (device.is_string()) args.insert(args.end(), {"--device", device.get<std::string>()});
+    const json index = requested.value("device_index", json());
+    if (index.is_number_integer()) args.insert(args.end(), {"--device-index", index.dump()});
+    const json timeout = requested.value("timeout_s", json());
+    if (timeout.is_number()) args.insert(args.end(), {"--timeout", timeout.dump()});
+    if (requested.value("host_check", json()) == true) args.push_back("--host-check");
+  }
+  const json output = report.value("output", json());
+  if (output.is_object() && output.value("requested", json()) == true) {
+    args.insert(args.end(), {"--output", "{out}/report.json"});
+  }
+  return args;
+}
+
+std::vector<std::string> privacy_problems(const std::string& text) {
+  using Scanner = std::vector<Finding> (*)(const std::string&);
+  static const std::pair<const char*, Scanner> kinds[] = {
+      {"an absolute path of the machine", machine_paths},
+      {"a GPU UUID", gpu_uuids},
+      {"a MAC address", mac_addresses},
+      {"an IPv4 address", ipv4_addresses},
+      {"an e-mail address", email_addresses},
+  };
+  std::vector<std::string> problems;
+  for (const auto& [what, scan] : kinds) {
+    const std::vector<Finding> found = scan(text);
+    if (found.empty()) continue;
+    const Finding& first = found.front();
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(first.pos), '\n');
+    std::string shown = text.substr(first.pos, std::min<size_t>(first.len, 80));
+    std::string p = std::string(what) + " on line " + std::to_string(line) + ": " + shown;
+    if (found.size() > 1) p += " (" + std::to_string(found.size()) + " in all)";
+    problems.push_back(p);
+  }
+  return problems;
+}
+
+std::vector<EvidenceProblem> check_evidence_folder(const std::string& dir) {
+  using nlohmann::json;
+  std::vector<EvidenceProblem> problems;
+  const fs::path root(dir);
+  auto shown = [&](const fs::path& relative) { return (root / relative).generic_string(); };
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    problems.push_back({dir, "is not a folder"});
+    return problems;
+  }
+  for (const std::string& required : evidence_required_files()) {
+    if (!fs::is_regular_file(root / required, ec)) {
+      problems.push_back(
+          {shown(required), "missing: an evidence folder holds junit.xml, summary.txt and "
+                            "hand/default.json"});
+    }
+  }
+
+  std::vector<fs::path> files;
+  fs::recursive_directory_iterator it(root, ec), end;
+  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path relative = it->path().lexically_relative(root);
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec)) {
+      problems.push_back({shown(relative), "is a link; evidence holds plain files only"});
+    } else if (it->is_directory(type_ec)) {
+      continue;
+    } else if (!it->is_regular_file(type_ec)) {
+      problems.push_back({shown(relative), "is not a plain file"});
+    } else {
+      files.push_back(relative);
+    }
+  }
+  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
+  std::sort(files.begin(), files.end());
+
+  for (const fs::path& relative : files) {
+    const fs::path path = root / relative;
+    auto add = [&](const std::string& p) { problems.push_back({shown(relative), p}); };
+    // read_file fills its whole limit before reading: the file's own size as the limit.
+    const auto size = fs::file_size(path, ec);
+    const auto text = ec ? std::nullopt : read_file(path.string(), static_cast<size_t>(size));
+    if (!text) {
+      add("cannot be read");
+      continue;
+    }
+    for (const auto& p : privacy_problems(*text)) add(p);
+
+    if (relative.extension() == ".exit") {
+      if (!read_exit_file(path)) add("does not hold an exit code (a number 0-255)");
+      continue;
+    }
+    if (relative.extension() != ".json") continue;
+    const json report = json::parse(*text, nullptr, false);
+    fs::path exit_file = path;
+    exit_file.replace_extension(".exit");
+    const bool has_exit = fs::is_regular_file(exit_file, ec);
+    if (report.is_discarded()) {
+      add(has_exit ? "is not JSON: the run printed no report" : "is not JSON");
+      continue;
+    }
+    if (!report.is_object() || !report.contains("schema_version")) {
+      if (has_exit) add("is not a report (no schema_version), yet the run has an exit code");
+      continue;
+    }
+    const std::optional<int> exit_code = has_exit ? read_exit_file(exit_file) : std::nullopt;
+    for (const auto& p : report_problems(report, arguments_from_report(report), exit_code)) {
+      add(p);
+    }
+  }
+  return problems;
+}
+
+}  // namespace kdh

@@ -1,11 +1,13 @@
-// The benchmark's floor: a program that loads libtorch_cpu the way the
-// check's worker loads its probe (RTLD_NOW | RTLD_LOCAL) and does nothing
-// else. ci/bench times `kernodeck-diagnostic --device cpu` against it, so the
-// difference is what the check's own orchestration costs.
+// The benchmark's floor: a program that loads libtorch the way the check's
+// worker loads its probe (RTLD_NOW | RTLD_LOCAL) and does nothing else.
+// ci/bench times kernodeck-diagnostic against it, so the difference is what
+// the check's own orchestration costs.
 //
 //   kernodeck-dlopen-floor [--skip-exit-handlers] [LIBRARY]
 //
-// LIBRARY defaults to the libtorch_cpu the build found. --skip-exit-handlers
+// LIBRARY defaults to the libtorch_cpu the build found; ci/bench names the
+// one the check's probe resolves, and for a CUDA libtorch also times a floor
+// loading libtorch_cuda (which the probe links). --skip-exit-handlers
 // leaves through _exit(), as the check's worker does, so libtorch's static
 // destructors are not run; without it the program returns from main and they
 // are. ci/bench measures both to show what that difference is worth.

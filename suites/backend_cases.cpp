@@ -28,11 +28,16 @@ bool is_load_time_probe(const std::string& caller) {
   return caller.rfind("libcublasLt.so", 0) == 0 || caller.rfind("libcusparseLt.so", 0) == 0;
 }
 
-// The requests for the driver library, by whom, leaving the load-time probes out.
+// The requests for the driver library, by whom, leaving the load-time probes
+// out. A request is a search: only a search names who asked (an "open" line
+// follows where a driver exists, whoever asked). Where a load-time probe has
+// already loaded a driver, a later request finds it without a search, so on a
+// machine with a driver this observation is weaker than on one without.
 std::vector<std::string> driver_requests(const kdh::CaseRun& run) {
   std::vector<std::string> requests;
   std::istringstream lines(kdh::read_file(run.tmp + "/driver-loads.log").value_or(""));
   for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("search ", 0) != 0) continue;
     std::string caller = line.substr(line.rfind(' ') + 1);
     if (!is_load_time_probe(caller)) requests.push_back(line);
   }

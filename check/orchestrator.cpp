@@ -6,6 +6,7 @@
 #include "output_file.hpp"
 #include "process.hpp"
 #include "report.hpp"
+#include "resource_limits.hpp"
 #include "worker.hpp"
 
 namespace kd {
@@ -49,6 +50,7 @@ struct WorkerVerdict {
   std::optional<ErrorInfo> error;
   std::string detail;
   int interrupted = 0;
+  std::optional<Cause> cause;  // a resource limit that explains it
 };
 
 WorkerVerdict run_worker_process(const Options& options, const std::string& self_exe,
@@ -64,17 +66,23 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
   hooks.on_event_line = [&findings](std::string_view line) { apply_event(findings, line); };
   RunResult run = run_supervised(spec, deadline_in(options.timeout_s), hooks);
 
+  const ResourceLimits limits = read_resource_limits();
   switch (run.end) {
-    case RunEnd::SpawnFailed:
-      return {Outcome::InternalError, Stage::Import,
-              ErrorInfo{"SpawnFailed", "the worker could not be started: " + run.spawn_error},
-              "", 0};
+    case RunEnd::SpawnFailed: {
+      ErrorInfo error{"SpawnFailed", "the worker could not be started: " + run.spawn_error};
+      // Lack of processes or memory is the environment's, not a defect.
+      if (auto cause = spawn_failure_cause(run.spawn_errno, limits)) {
+        return {Outcome::WorkerFailed, findings.stage, error, "", 0, cause};
+      }
+      return {Outcome::InternalError, Stage::Import, error, "", 0, std::nullopt};
+    }
     case RunEnd::Interrupted:
-      return {Outcome::WorkerFailed, findings.stage, std::nullopt, "", run.interrupt_signal};
+      return {Outcome::WorkerFailed, findings.stage, std::nullopt, "", run.interrupt_signal,
+              std::nullopt};
     case RunEnd::Deadline:
       return {Outcome::Timeout, findings.stage,
               ErrorInfo{"Timeout", "no verdict within the time limit; the worker was stopped"},
-              "", 0};
+              "", 0, std::nullopt};
     case RunEnd::Exited:
       break;
   }
@@ -87,11 +95,11 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
         return {Outcome::InternalError, Stage::Compute,
                 ErrorInfo{"InconsistentVerdict",
                           "the worker reported a pass its own facts do not support"},
-                "", 0};
+                "", 0, std::nullopt};
       }
       stage = Stage::Complete;
     }
-    return {outcome, stage, findings.error, "", 0};
+    return {outcome, stage, findings.error, "", 0, std::nullopt};
   }
   // Died, or spoke nonsense: say how, with its last words.
   std::string how = run.status.describe();
@@ -105,8 +113,12 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
   }
   std::string words = last_line(run.out.data);
   if (!words.empty()) message += "; its last output: " + words;
+  std::optional<Cause> cause;
+  if (findings.protocol_problem.empty()) {
+    cause = worker_death_cause(run.status, words, stage_name(findings.stage), limits);
+  }
   return {Outcome::WorkerFailed, findings.stage, ErrorInfo{"WorkerFailed", message},
-          sanitizer.message(how), 0};
+          sanitizer.message(how), 0, cause};
 }
 
 }  // namespace
@@ -175,6 +187,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe) {
   in.stage = verdict.stage;
   in.error = verdict.error;
   in.detail = verdict.detail;
+  in.cause = verdict.cause;
 
   if (options.host_check) {
     int interrupted = 0;

@@ -99,7 +99,16 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
       }
       stage = Stage::Complete;
     }
-    return {outcome, stage, findings.error, "", 0, std::nullopt};
+    // A libtorch that could not be mapped, or an allocation refused, under
+    // a memory limit: the limit is the cause to name, not the package.
+    std::optional<Cause> cause;
+    if (outcome == Outcome::TorchImportFailed && findings.error &&
+        findings.error->type == "LoaderError") {
+      cause = loader_memory_cause(findings.error->message, limits);
+    } else if (outcome == Outcome::OutOfMemory) {
+      cause = allocation_cause(limits);
+    }
+    return {outcome, stage, findings.error, "", 0, cause};
   }
   // Died, or spoke nonsense: say how, with its last words.
   std::string how = run.status.describe();

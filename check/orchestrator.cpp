@@ -1,6 +1,7 @@
 #include "orchestrator.hpp"
 
 #include <cstdlib>
+#include <cstring>
 
 #include "host_check.hpp"
 #include "output_file.hpp"
@@ -130,22 +131,48 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
           sanitizer.message(how), 0, cause};
 }
 
+// Writes the report to stdout, the last destination. Stdout is a
+// destination like --output: a report it cannot take whole turns a pass into
+// OUTPUT_WRITE_FAILED (the verdict line on stderr says so); a failure keeps
+// its own code.
+CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter& write_stdout) {
+  ojson report = build_report(in, sanitizer);
+  CheckRun run{exit_code_of(in.outcome), render_report(report), verdict_line(report), 0, {}};
+  int err = write_stdout(run.report);
+  if (err == 0) return run;
+  run.stdout_problem = std::string("the report could not be written to stdout: ") + strerror(err);
+  if (is_pass(in.outcome)) {
+    in.outcome = Outcome::OutputWriteFailed;
+    in.stage = Stage::Output;
+    in.error = ErrorInfo{"OutputError", run.stdout_problem};
+    in.cause = Cause{"The report could not be written whole to standard output (" +
+                         std::string(strerror(err)) + ").",
+                     "Give the check a standard output that takes the whole report (a disk "
+                     "with room, a reader that reads to the end), or use --output."};
+    ojson failed = build_report(in, sanitizer);
+    run.exit_code = exit_code_of(in.outcome);
+    run.verdict = verdict_line(failed);
+  }
+  return run;
+}
+
 }  // namespace
 
 std::string default_probe_path(const std::string& self_exe) {
   return dirname_of(self_exe) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
 }
 
-CheckRun internal_error_run(const Options& options, const std::string& what) {
+CheckRun internal_error_run(const Options& options, const std::string& what,
+                            const ReportWriter& write_stdout) {
   ReportInput in;
   in.options = options;
   in.outcome = Outcome::InternalError;
   in.error = ErrorInfo{"InternalError", what};
-  ojson report = build_report(in, Sanitizer::for_this_process());
-  return CheckRun{exit_code_of(in.outcome), render_report(report), verdict_line(report), 0};
+  return deliver(in, Sanitizer::for_this_process(), write_stdout);
 }
 
-CheckRun run_check(const Options& options, const std::string& self_exe) {
+CheckRun run_check(const Options& options, const std::string& self_exe,
+                   const ReportWriter& write_stdout) {
   const Sanitizer sanitizer = Sanitizer::for_this_process();
   ReportInput in;
   in.options = options;
@@ -158,25 +185,25 @@ CheckRun run_check(const Options& options, const std::string& self_exe) {
   }
 
   // Writes the file when asked (the report then says written: true, so the
-  // file and stdout stay byte-identical), and builds the final report.
+  // file and stdout stay byte-identical), then stdout. The file comes first:
+  // it is never rewritten, so if stdout then fails the file keeps the
+  // verdict of the check itself.
   auto finish = [&]() -> CheckRun {
     // Interrupted after the worker ended: still no report and no file.
-    if (int sig = pending_interrupt(); sig != 0) return CheckRun{1, "", "", sig};
+    if (int sig = pending_interrupt(); sig != 0) return CheckRun{1, "", "", sig, {}};
     if (options.output && in.outcome != Outcome::OutputWriteFailed) {
       in.output_written = true;
-      ojson report = build_report(in, sanitizer);
-      std::string text = render_report(report);
-      auto problem = write_new_file(*options.output, text);
-      if (!problem) return CheckRun{exit_code_of(in.outcome), text, verdict_line(report), 0};
-      in.output_written = false;
-      if (is_pass(in.outcome)) {
-        in.outcome = Outcome::OutputWriteFailed;
-        in.stage = Stage::Output;
-        in.error = ErrorInfo{"OutputError", problem->reason};
+      auto problem = write_new_file(*options.output, render_report(build_report(in, sanitizer)));
+      if (problem) {
+        in.output_written = false;
+        if (is_pass(in.outcome)) {
+          in.outcome = Outcome::OutputWriteFailed;
+          in.stage = Stage::Output;
+          in.error = ErrorInfo{"OutputError", problem->reason};
+        }
       }
     }
-    ojson report = build_report(in, sanitizer);
-    return CheckRun{exit_code_of(in.outcome), render_report(report), verdict_line(report), 0};
+    return deliver(in, sanitizer, write_stdout);
   };
 
 
@@ -191,7 +218,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe) {
   }
 
   WorkerVerdict verdict = run_worker_process(options, self_exe, probe_path, in.findings, sanitizer);
-  if (verdict.interrupted != 0) return CheckRun{1, "", "", verdict.interrupted};
+  if (verdict.interrupted != 0) return CheckRun{1, "", "", verdict.interrupted, {}};
   in.outcome = verdict.outcome;
   in.stage = verdict.stage;
   in.error = verdict.error;
@@ -201,7 +228,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe) {
   if (options.host_check) {
     int interrupted = 0;
     in.host = run_host_check(interrupted);
-    if (interrupted != 0) return CheckRun{1, "", "", interrupted};
+    if (interrupted != 0) return CheckRun{1, "", "", interrupted, {}};
   }
   return finish();
 }

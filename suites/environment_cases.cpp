@@ -73,18 +73,26 @@ std::string why_not_another_user() {
     kd::SpawnSpec spec;
     spec.argv = as_user(kNobody);
     spec.argv.insert(spec.argv.end(),
-                     {"/bin/sh", "-c", "test -x \"$1\" && exec /usr/bin/ldd \"$2\"", "sh",
-                      r.check, *r.probe_module});
+                     {"/bin/sh", "-c",
+                      "test -x \"$1\" || { echo \"cannot run $1\"; exit 1; }; "
+                      "test -r \"$2\" || { echo \"cannot read $2\"; exit 1; }; "
+                      "exec /usr/bin/ldd \"$2\"",
+                      "sh", r.check, *r.probe_module});
     spec.merge_err_into_out = true;
     kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(20), {});
     const std::string& out = run.out.data;
     size_t missing = out.find("not found");
     if (!run.status.exited() || run.status.code != 0 || missing != std::string::npos) {
-      size_t start = missing == std::string::npos ? 0 : out.rfind('\n', missing);
-      start = start == std::string::npos ? 0 : start + 1;
+      // The line that says what is missing, or the first one.
+      size_t start = 0;
+      if (missing != std::string::npos) {
+        size_t newline = out.rfind('\n', missing);
+        start = newline == std::string::npos ? 0 : newline + 1;
+      }
+      std::string line = out.substr(start, out.find('\n', start) - start);
       return "as another user (uid " + std::to_string(kNobody) +
-             ") the check or its libraries cannot be reached, a folder above the build being "
-             "closed to others: " + out.substr(start, out.find('\n', start) - start);
+             ") the check or its libraries cannot be reached, a folder above them being closed "
+             "to others (" + (line.empty() ? run.status.describe() : line) + ")";
     }
     return "";
   }();

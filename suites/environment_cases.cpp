@@ -36,6 +36,7 @@ bool exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
+// Writes a file (a script, a cgroup setting); "" or why it failed.
 std::string write_script(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
@@ -188,11 +189,15 @@ std::function<std::string(const std::string&)> memory_cgroup(rlim_t bytes) {
     if (!place) return reason;
     std::string cg = place->root + "/" + cgroup_name();
     if (mkdir(cg.c_str(), 0755) != 0) return "cannot make " + cg;
-    std::ofstream(cg + "/" + place->limit_file) << bytes << "\n";
+    if (!write_script(cg + "/" + place->limit_file, std::to_string(bytes) + "\n").empty()) {
+      rmdir(cg.c_str());
+      return "cannot set " + place->limit_file + " of " + cg;
+    }
+    // No swap to escape to (where the controller offers the setting).
     if (exists(cg + "/" + place->swap_file)) {
-      std::ofstream(cg + "/" + place->swap_file) << (place->swap_file == "memory.swap.max"
-                                                        ? std::string("0")
-                                                        : std::to_string(bytes)) << "\n";
+      write_script(cg + "/" + place->swap_file,
+                   (place->swap_file == "memory.swap.max" ? std::string("0")
+                                                          : std::to_string(bytes)) + "\n");
     }
     return write_script(tmp + "/cgroup.sh",
                         "echo $$ > '" + cg + "/cgroup.procs' || exit 90\n"

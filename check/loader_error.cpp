@@ -32,4 +32,16 @@ Outcome classify_loader_error(std::string_view text) {
   return Outcome::TorchImportFailed;
 }
 
+bool loader_ran_out_of_memory(std::string_view text) {
+  // glibc: "failed to map segment from shared object" (mmap of a segment),
+  // "cannot map zero-fill pages", "cannot create shared object descriptor:
+  // Cannot allocate memory" and other ENOMEM texts.
+  if (text.find("static TLS") != std::string_view::npos) return false;
+  for (std::string_view sign : {"failed to map segment from shared object",
+                                "cannot map zero-fill pages", "Cannot allocate memory"}) {
+    if (text.find(sign) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace kd

@@ -33,16 +33,20 @@ void ensure_standard_fds() {
   }
 }
 
-bool write_all(int fd, const std::string& text) {
+// 0 once all of `text` is written, else the errno that stopped it.
+int write_whole(int fd, const std::string& text) {
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
     done += static_cast<size_t>(n);
   }
-  return true;
+  return 0;
 }
+
+bool write_all(int fd, const std::string& text) { return write_whole(fd, text) == 0; }
 
 std::string self_executable(const char* argv0) {
   char buf[PATH_MAX];
@@ -74,24 +78,26 @@ int main(int argc, char** argv) {
   }
   const auto& options = std::get<kd::Options>(parsed);
 
+  // SIGPIPE is ignored from here on: a stdout whose reader left is EPIPE.
   kd::install_signal_handling(/*catch_interrupts=*/true);
+  const kd::ReportWriter to_stdout = [](const std::string& report) {
+    return write_whole(1, report);
+  };
   kd::CheckRun run;
   try {
     std::string self = self_executable(argc > 0 ? argv[0] : nullptr);
     if (self.empty()) throw std::runtime_error("the check cannot locate its own executable");
-    run = kd::run_check(options, self);
+    run = kd::run_check(options, self, to_stdout);
   } catch (const std::exception& e) {
     // Still a report: a defect of the check must not look like silence.
-    run = kd::internal_error_run(options, e.what());
+    run = kd::internal_error_run(options, e.what(), to_stdout);
   }
   if (run.die_signal != 0) {
     write_all(2, "kernodeck-diagnostic: interrupted by " + kd::signal_name(run.die_signal) +
                      "; the worker was stopped and no report was made\n");
     kd::die_by_signal(run.die_signal);
   }
-  if (!write_all(1, run.report)) {
-    write_all(2, "kernodeck-diagnostic: the report could not be written to stdout\n");
-  }
+  if (!run.stdout_problem.empty()) write_all(2, "kernodeck-diagnostic: " + run.stdout_problem + "\n");
   write_all(2, run.verdict + "\n");
   return run.exit_code;
 }

@@ -1,11 +1,13 @@
 #include "orchestrator.hpp"
 
 #include <cstdlib>
+#include <cstring>
 
 #include "host_check.hpp"
 #include "output_file.hpp"
 #include "process.hpp"
 #include "report.hpp"
+#include "resource_limits.hpp"
 #include "worker.hpp"
 
 namespace kd {
@@ -49,6 +51,7 @@ struct WorkerVerdict {
   std::optional<ErrorInfo> error;
   std::string detail;
   int interrupted = 0;
+  std::optional<Cause> cause;  // a resource limit that explains it
 };
 
 WorkerVerdict run_worker_process(const Options& options, const std::string& self_exe,
@@ -64,17 +67,23 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
   hooks.on_event_line = [&findings](std::string_view line) { apply_event(findings, line); };
   RunResult run = run_supervised(spec, deadline_in(options.timeout_s), hooks);
 
+  const ResourceLimits limits = read_resource_limits();
   switch (run.end) {
-    case RunEnd::SpawnFailed:
-      return {Outcome::InternalError, Stage::Import,
-              ErrorInfo{"SpawnFailed", "the worker could not be started: " + run.spawn_error},
-              "", 0};
+    case RunEnd::SpawnFailed: {
+      ErrorInfo error{"SpawnFailed", "the worker could not be started: " + run.spawn_error};
+      // Lack of processes or memory is the environment's, not a defect.
+      if (auto cause = spawn_failure_cause(run.spawn_errno, limits)) {
+        return {Outcome::WorkerFailed, findings.stage, error, "", 0, cause};
+      }
+      return {Outcome::InternalError, Stage::Import, error, "", 0, std::nullopt};
+    }
     case RunEnd::Interrupted:
-      return {Outcome::WorkerFailed, findings.stage, std::nullopt, "", run.interrupt_signal};
+      return {Outcome::WorkerFailed, findings.stage, std::nullopt, "", run.interrupt_signal,
+              std::nullopt};
     case RunEnd::Deadline:
       return {Outcome::Timeout, findings.stage,
               ErrorInfo{"Timeout", "no verdict within the time limit; the worker was stopped"},
-              "", 0};
+              "", 0, std::nullopt};
     case RunEnd::Exited:
       break;
   }
@@ -87,11 +96,20 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
         return {Outcome::InternalError, Stage::Compute,
                 ErrorInfo{"InconsistentVerdict",
                           "the worker reported a pass its own facts do not support"},
-                "", 0};
+                "", 0, std::nullopt};
       }
       stage = Stage::Complete;
     }
-    return {outcome, stage, findings.error, "", 0};
+    // A libtorch that could not be mapped, or an allocation refused, under
+    // a memory limit: the limit is the cause to name, not the package.
+    std::optional<Cause> cause;
+    if (outcome == Outcome::TorchImportFailed && findings.error &&
+        findings.error->type == "LoaderError") {
+      cause = loader_memory_cause(findings.error->message, limits);
+    } else if (outcome == Outcome::OutOfMemory) {
+      cause = allocation_cause(limits);
+    }
+    return {outcome, stage, findings.error, "", 0, cause};
   }
   // Died, or spoke nonsense: say how, with its last words.
   std::string how = run.status.describe();
@@ -105,8 +123,37 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
   }
   std::string words = last_line(run.out.data);
   if (!words.empty()) message += "; its last output: " + words;
+  std::optional<Cause> cause;
+  if (findings.protocol_problem.empty()) {
+    cause = worker_death_cause(run.status, words, stage_name(findings.stage), limits);
+  }
   return {Outcome::WorkerFailed, findings.stage, ErrorInfo{"WorkerFailed", message},
-          sanitizer.message(how), 0};
+          sanitizer.message(how), 0, cause};
+}
+
+// Writes the report to stdout, the last destination. Stdout is a
+// destination like --output: a report it cannot take whole turns a pass into
+// OUTPUT_WRITE_FAILED (the verdict line on stderr says so); a failure keeps
+// its own code.
+CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter& write_stdout) {
+  ojson report = build_report(in, sanitizer);
+  CheckRun run{exit_code_of(in.outcome), render_report(report), verdict_line(report), 0, {}};
+  int err = write_stdout(run.report);
+  if (err == 0) return run;
+  run.stdout_problem = std::string("the report could not be written to stdout: ") + strerror(err);
+  if (is_pass(in.outcome)) {
+    in.outcome = Outcome::OutputWriteFailed;
+    in.stage = Stage::Output;
+    in.error = ErrorInfo{"OutputError", run.stdout_problem};
+    in.cause = Cause{"The report could not be written whole to standard output (" +
+                         std::string(strerror(err)) + ").",
+                     "Give the check a standard output that takes the whole report (a disk "
+                     "with room, a reader that reads to the end), or use --output."};
+    ojson failed = build_report(in, sanitizer);
+    run.exit_code = exit_code_of(in.outcome);
+    run.verdict = verdict_line(failed);
+  }
+  return run;
 }
 
 }  // namespace
@@ -115,16 +162,17 @@ std::string default_probe_path(const std::string& self_exe) {
   return dirname_of(self_exe) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
 }
 
-CheckRun internal_error_run(const Options& options, const std::string& what) {
+CheckRun internal_error_run(const Options& options, const std::string& what,
+                            const ReportWriter& write_stdout) {
   ReportInput in;
   in.options = options;
   in.outcome = Outcome::InternalError;
   in.error = ErrorInfo{"InternalError", what};
-  ojson report = build_report(in, Sanitizer::for_this_process());
-  return CheckRun{exit_code_of(in.outcome), render_report(report), verdict_line(report), 0};
+  return deliver(in, Sanitizer::for_this_process(), write_stdout);
 }
 
-CheckRun run_check(const Options& options, const std::string& self_exe) {
+CheckRun run_check(const Options& options, const std::string& self_exe,
+                   const ReportWriter& write_stdout) {
   const Sanitizer sanitizer = Sanitizer::for_this_process();
   ReportInput in;
   in.options = options;
@@ -137,25 +185,25 @@ CheckRun run_check(const Options& options, const std::string& self_exe) {
   }
 
   // Writes the file when asked (the report then says written: true, so the
-  // file and stdout stay byte-identical), and builds the final report.
+  // file and stdout stay byte-identical), then stdout. The file comes first:
+  // it is never rewritten, so if stdout then fails the file keeps the
+  // verdict of the check itself.
   auto finish = [&]() -> CheckRun {
     // Interrupted after the worker ended: still no report and no file.
-    if (int sig = pending_interrupt(); sig != 0) return CheckRun{1, "", "", sig};
+    if (int sig = pending_interrupt(); sig != 0) return CheckRun{1, "", "", sig, {}};
     if (options.output && in.outcome != Outcome::OutputWriteFailed) {
       in.output_written = true;
-      ojson report = build_report(in, sanitizer);
-      std::string text = render_report(report);
-      auto problem = write_new_file(*options.output, text);
-      if (!problem) return CheckRun{exit_code_of(in.outcome), text, verdict_line(report), 0};
-      in.output_written = false;
-      if (is_pass(in.outcome)) {
-        in.outcome = Outcome::OutputWriteFailed;
-        in.stage = Stage::Output;
-        in.error = ErrorInfo{"OutputError", problem->reason};
+      auto problem = write_new_file(*options.output, render_report(build_report(in, sanitizer)));
+      if (problem) {
+        in.output_written = false;
+        if (is_pass(in.outcome)) {
+          in.outcome = Outcome::OutputWriteFailed;
+          in.stage = Stage::Output;
+          in.error = ErrorInfo{"OutputError", problem->reason};
+        }
       }
     }
-    ojson report = build_report(in, sanitizer);
-    return CheckRun{exit_code_of(in.outcome), render_report(report), verdict_line(report), 0};
+    return deliver(in, sanitizer, write_stdout);
   };
 
 
@@ -170,16 +218,17 @@ CheckRun run_check(const Options& options, const std::string& self_exe) {
   }
 
   WorkerVerdict verdict = run_worker_process(options, self_exe, probe_path, in.findings, sanitizer);
-  if (verdict.interrupted != 0) return CheckRun{1, "", "", verdict.interrupted};
+  if (verdict.interrupted != 0) return CheckRun{1, "", "", verdict.interrupted, {}};
   in.outcome = verdict.outcome;
   in.stage = verdict.stage;
   in.error = verdict.error;
   in.detail = verdict.detail;
+  in.cause = verdict.cause;
 
   if (options.host_check) {
     int interrupted = 0;
     in.host = run_host_check(interrupted);
-    if (interrupted != 0) return CheckRun{1, "", "", interrupted};
+    if (interrupted != 0) return CheckRun{1, "", "", interrupted, {}};
   }
   return finish();
 }

@@ -4,6 +4,7 @@
 // Never links libtorch and never touches a GPU driver.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "cli.hpp"
@@ -14,18 +15,26 @@ namespace kd {
 // instead of the built-in one. A report made through it says so.
 inline constexpr const char* kProbeOverrideVariable = "KERNODECK_PROBE_MODULE";
 
+// Writes the whole report to stdout; returns 0, or the errno that stopped it.
+using ReportWriter = std::function<int(const std::string& report)>;
+
 struct CheckRun {
   int exit_code = 1;
-  std::string report;    // stdout: the JSON document
-  std::string verdict;   // stderr: one line
-  int die_signal = 0;    // interrupted: end by this signal instead
+  std::string report;          // the JSON document, already given to the ReportWriter
+  std::string verdict;         // stderr: one line
+  int die_signal = 0;          // interrupted: end by this signal instead, with no report
+  std::string stdout_problem;  // stderr, before the verdict: stdout could not take the report
 };
 
-CheckRun run_check(const Options& options, const std::string& self_exe);
+// Runs the check, writes the --output file when asked, then the report
+// through `write_stdout`; the exit code and verdict account for both.
+CheckRun run_check(const Options& options, const std::string& self_exe,
+                   const ReportWriter& write_stdout);
 
 // The run of a check that failed in itself (an exception escaped): still a
 // full report, INTERNAL_ERROR.
-CheckRun internal_error_run(const Options& options, const std::string& what);
+CheckRun internal_error_run(const Options& options, const std::string& what,
+                            const ReportWriter& write_stdout);
 
 // The installed probe module, found relative to the binary.
 std::string default_probe_path(const std::string& self_exe);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace kd {
@@ -37,6 +38,14 @@ struct OutcomeInfo {
   int exit_code;                 // the process exit status
   std::string_view meaning;      // what happened, one sentence
   std::string_view next_action;  // what to do, one sentence
+};
+
+// A cause the check recognised for one outcome (a resource limit, a
+// standard output that failed): the report's message says it instead of the
+// outcome's meaning and next action.
+struct Cause {
+  std::string what;         // a sentence: what happened, with the limit and its value
+  std::string next_action;  // a sentence: what to do
 };
 
 const OutcomeInfo& info(Outcome outcome);

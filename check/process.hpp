@@ -39,6 +39,10 @@ struct SpawnSpec {
   std::optional<std::vector<std::string>> env;  // whole environment; nullopt inherits
   std::string cwd;                              // empty: inherit
   CaptureSpec out;                              // the child's stdout
+  // When >= 0, the child's stdout is this descriptor instead (not captured):
+  // a file, a device, a pipe of the caller's, opened close-on-exec. It stays
+  // open in the caller.
+  int out_fd = -1;
   CaptureSpec err;                              // the child's stderr
   bool merge_err_into_out = false;              // one stream, in order
   bool event_pipe = false;                      // a pipe on the child's fd 3

@@ -205,8 +205,9 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull < 0) fail(errno);
   if (dup2(devnull, 0) < 0) fail(errno);
-  if (dup2(out_w >= 0 ? out_w : devnull, 1) < 0) fail(errno);
-  int err_target = spec.merge_err_into_out ? out_w : err_w;
+  const int out_target = spec.out_fd >= 0 ? spec.out_fd : out_w;
+  if (dup2(out_target >= 0 ? out_target : devnull, 1) < 0) fail(errno);
+  int err_target = spec.merge_err_into_out ? out_target : err_w;
   if (dup2(err_target >= 0 ? err_target : devnull, 2) < 0) fail(errno);
   if (ev_w >= 0) {
     if (ev_w == 3) {
@@ -338,7 +339,7 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
 
   Pipe out, err, ev, errpipe;
   bool ok = make_pipe(errpipe);
-  if (ok && spec.out.enabled) ok = make_pipe(out);
+  if (ok && spec.out.enabled && spec.out_fd < 0) ok = make_pipe(out);
   if (ok && spec.err.enabled && !spec.merge_err_into_out) ok = make_pipe(err);
   if (ok && spec.event_pipe) ok = make_pipe(ev);
   if (!ok) {

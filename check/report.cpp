@@ -120,6 +120,7 @@ std::string compose_message(const ReportInput& in) {
   }
   if (!in.detail.empty()) what.insert(what.size() - 1, " (" + in.detail + ")");
   std::string message = what + " " + std::string(next_action);
+  if (in.cause) message = in.cause->what + " " + in.cause->next_action;
   if (in.probe_override) {
     message = "[fault-injection probe, not a real check] " + message;
   }

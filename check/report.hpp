@@ -28,6 +28,9 @@ struct ReportInput {
   bool output_written = false;
   bool probe_override = false;  // a probe module named by KERNODECK_PROBE_MODULE
   std::string detail;  // what the message adds to the meaning; already sanitized
+  // A cause the check recognised (outcome.hpp): the message says it instead
+  // of the meaning, detail and next action.
+  std::optional<Cause> cause;
 };
 
 // "what happened. next action." for the report's `message`.

@@ -43,8 +43,17 @@ Case& Case::directory(std::string path) {
   files.push_back({FileSetup::Kind::Directory, std::move(path), {}});
   return *this;
 }
-Case& Case::limit_file_size(rlim_t bytes) {
-  file_size_limit = bytes;
+Case& Case::limit_file_size(rlim_t bytes) { return limit(RLIMIT_FSIZE, bytes); }
+Case& Case::limit(int resource, rlim_t value) {
+  limits.emplace_back(resource, value);
+  return *this;
+}
+Case& Case::stdout_to(std::string path) {
+  stdout_target = {StdoutTarget::Kind::File, std::move(path)};
+  return *this;
+}
+Case& Case::stdout_to_gone_reader() {
+  stdout_target = {StdoutTarget::Kind::ReaderGone, {}};
   return *this;
 }
 Case& Case::send_signal(double seconds, int sig) {
@@ -86,6 +95,10 @@ Case& Case::needs_(Need need) {
 Case& Case::needs_index(long long index) {
   needs.push_back(Need::Gpu);
   needs_gpu_index = index;
+  return *this;
+}
+Case& Case::skip_unless(std::function<std::string()> why_not) {
+  runner_conditions.push_back(std::move(why_not));
   return *this;
 }
 Case& Case::on_gpu_slot(int slot) {
@@ -151,6 +164,14 @@ Case& Case::expect_no_report() {
 Case& Case::expect_text_stdout() {
   report_expected = false;
   text_stdout = true;
+  return *this;
+}
+Case& Case::expect_report_in(std::string path) {
+  report_file = std::move(path);
+  return *this;
+}
+Case& Case::expect_no_new_files() {
+  no_new_files = true;
   return *this;
 }
 Case& Case::expect_file(FileExpect::Kind kind, std::string path) {

@@ -47,8 +47,21 @@ struct FileSetup {
 };
 
 struct FileExpect {
-  enum class Kind { Absent, IdenticalToStdout, Unchanged, StillDangling } kind;
+  // WholeReport: one whole JSON document, whatever stdout got (stdout may
+  // have failed).
+  enum class Kind { Absent, IdenticalToStdout, WholeReport, Unchanged, StillDangling } kind;
   std::string path;  // relative to {tmp}
+};
+
+// Where the check's stdout goes: the harness's capture (the report is read
+// from it), or a destination the case chose.
+struct StdoutTarget {
+  enum class Kind {
+    Capture,     // a pipe the harness reads
+    File,        // `path` opened for writing ({tmp} expands): /dev/full, a file
+    ReaderGone,  // a pipe whose reading end is already closed (EPIPE on write)
+  } kind = Kind::Capture;
+  std::string path;
 };
 
 struct CaseRun;  // run_case.hpp
@@ -68,7 +81,8 @@ struct Case {
   std::optional<std::string> fault;         // KERNODECK_FAULT for the fault probe
   std::optional<std::string> probe_module;  // KERNODECK_PROBE_MODULE
   std::vector<FileSetup> files;
-  std::optional<rlim_t> file_size_limit;
+  std::vector<std::pair<int, rlim_t>> limits;       // (RLIMIT_*, soft and hard value)
+  StdoutTarget stdout_target;
   std::optional<std::pair<double, int>> signal_at;  // (seconds, signal) to the check
   std::vector<std::string> wrapper;                 // argv run before the check's own
   std::string cwd;                                  // relative to {tmp}; empty: {tmp}
@@ -82,6 +96,9 @@ struct Case {
   // requirements
   std::vector<Need> needs;
   std::optional<long long> needs_gpu_index;  // skip unless this index is visible
+  // Conditions of the runner a case alone needs: each returns "" when met, or
+  // why not (the skip's reason).
+  std::vector<std::function<std::string()>> runner_conditions;
 
   // expectations
   std::optional<int> exit_code;
@@ -89,6 +106,9 @@ struct Case {
   std::optional<std::string> code, stage, status;
   bool report_expected = true;  // false: stdout must be empty (unless text_stdout)
   bool text_stdout = false;     // stdout is text for people (--help, --version)
+  // The report is read from this file ({tmp}-relative) instead of stdout, which
+  // must then be empty: for a case whose stdout goes elsewhere.
+  std::optional<std::string> report_file;
   std::vector<std::pair<std::string, json>> fields;  // JSON pointer -> value
   std::vector<std::string> not_null, is_null;
   // (pointer, text): a string field that must / must not contain the text.
@@ -96,6 +116,7 @@ struct Case {
   std::vector<std::string> stdout_contains, stderr_contains;
   std::vector<std::string> report_not_contains;  // besides the privacy canaries
   std::vector<FileExpect> file_expectations;
+  bool no_new_files = false;  // nothing may appear in {tmp} but the expected files
   std::optional<double> max_seconds, min_seconds;
   bool privacy_canaries = false;
   std::function<void(const CaseRun&, std::vector<std::string>& problems)> extra;
@@ -111,6 +132,9 @@ struct Case {
   Case& dangling_symlink(std::string path);
   Case& directory(std::string path);
   Case& limit_file_size(rlim_t bytes);
+  Case& limit(int resource, rlim_t value);
+  Case& stdout_to(std::string path);
+  Case& stdout_to_gone_reader();
   Case& send_signal(double seconds, int signal);
   Case& wrap(std::vector<std::string> argv, std::string description);
   Case& prepare(std::function<std::string(const std::string& tmp)> step, std::string description);
@@ -120,6 +144,7 @@ struct Case {
   Case& needs_(Need need);
   Case& needs_index(long long index);
   Case& on_gpu_slot(int slot);
+  Case& skip_unless(std::function<std::string()> why_not);
   Case& expect_exit(int code);
   Case& expect_killed_by(int signal);
   Case& expect_code(std::string code);
@@ -135,6 +160,8 @@ struct Case {
   Case& expect_report_lacks(std::string text);
   Case& expect_no_report();
   Case& expect_text_stdout();
+  Case& expect_report_in(std::string path);
+  Case& expect_no_new_files();
   Case& expect_file(FileExpect::Kind kind, std::string path);
   Case& within(double seconds);
   Case& at_least(double seconds);

@@ -238,6 +238,10 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
                 std::to_string(code));
       }
     }
+    if (c.report_file && !res.out.data.empty()) {
+      problem("stdout must be empty (the report is read from " + *c.report_file + "), it holds " +
+              std::to_string(res.out.data.size()) + " bytes");
+    }
     if (!c.report_expected) {
       if (!c.text_stdout && !res.out.data.empty()) problem("stdout must be empty, it holds " +
                                          std::to_string(res.out.data.size()) + " bytes");
@@ -312,6 +316,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
     }
     // Privacy: nothing of the machine in the report.
     std::string where = res.out.data;
+    if (c.report_file) where += copy.report_text;
     for (const auto& text : c.report_not_contains) {
       if (!text.empty() && where.find(text) != std::string::npos) {
         problem("the report contains \"" + text + "\"");
@@ -360,6 +365,22 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
         }
         break;
       }
+      case FileExpect::Kind::WholeReport: {
+        auto file = read_file(path);
+        expected_new.insert(fe.path.substr(0, fe.path.find('/')));
+        if (!file) {
+          problems.push_back(fe.path + " was not written");
+        } else if (json::parse(*file, nullptr, false).is_discarded()) {
+          problems.push_back(fe.path + " is not one whole JSON document");
+        } else {
+          for (const auto& [what, value] : forbidden) {
+            if (value.size() >= 4 && file->find(value) != std::string::npos) {
+              problems.push_back(fe.path + " leaks " + what);
+            }
+          }
+        }
+        break;
+      }
       case FileExpect::Kind::Unchanged: {
         auto content = read_file(path);
         std::string original;
@@ -380,11 +401,12 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
       }
     }
   }
-  if (!c.file_expectations.empty()) {
+  if (!c.file_expectations.empty() || c.no_new_files) {
     // Nothing else may appear: no temporary file, no partial report.
     std::set<std::string> before(run.listing_before.begin(), run.listing_before.end());
     for (const auto& name : folder_entries(run.tmp)) {
-      if (!before.count(name) && !expected_new.count(name) && name != "home" &&
+      std::string report = c.report_file ? c.report_file->substr(0, c.report_file->find('/')) : "";
+      if (!before.count(name) && !expected_new.count(name) && name != "home" && name != report &&
           run.cwd != run.tmp + "/" + name) {
         problems.push_back("a file was left in the output folder: " + name);
       }

@@ -100,7 +100,8 @@ std::vector<int> marked_processes(const std::string& mark) {
   const int self = getpid();
   for (int pid : all_pids()) {
     if (pid == self) continue;
-    std::string env = read_text("/proc/" + std::to_string(pid) + "/environ", 1 << 18);
+    // Up to the kernel's limit on arguments and environment together.
+    std::string env = read_text("/proc/" + std::to_string(pid) + "/environ", 4 << 20);
     size_t pos = 0;
     bool marked = false;
     while (pos < env.size()) {
@@ -155,6 +156,36 @@ void watch(int pid, CaseRun& run) {
                                         ") is not in a process group of its own");
     }
   }
+}
+
+std::string limit_words(int resource, rlim_t value) {
+  std::string n = value == RLIM_INFINITY ? "unlimited" : std::to_string(value);
+  switch (resource) {
+    case RLIMIT_FSIZE: return "file size limit " + n + " bytes (RLIMIT_FSIZE)";
+    case RLIMIT_AS: return "address-space limit " + n + " bytes (RLIMIT_AS)";
+    case RLIMIT_NPROC: return "process limit " + n + " (RLIMIT_NPROC)";
+    case RLIMIT_NOFILE: return "open-file limit " + n + " (RLIMIT_NOFILE)";
+    default: return "resource limit " + std::to_string(resource) + " set to " + n;
+  }
+}
+
+// The descriptor the check's stdout is, for a case that does not capture it;
+// -1 with `error` set when it cannot be made.
+int stdout_descriptor(const StdoutTarget& target, const std::string& tmp, const std::string& copy,
+                      std::string& error) {
+  if (target.kind == StdoutTarget::Kind::File) {
+    std::string path = expand(target.path, tmp, copy);
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) error = "cannot open " + target.path + " for the check's stdout";
+    return fd;
+  }
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    error = "cannot make a pipe for the check's stdout";
+    return -1;
+  }
+  close(fds[0]);  // the reader is gone before the check writes
+  return fds[1];
 }
 
 }  // namespace
@@ -256,9 +287,17 @@ CaseRun run_case(const Case& c) {
     env[name] = expand(value, run.tmp, "0");
     run.manipulation.push_back(name + "=" + value);
   }
-  if (c.file_size_limit) {
-    run.manipulation.push_back("file size limit " + std::to_string(*c.file_size_limit) +
-                               " bytes (RLIMIT_FSIZE)");
+  for (const auto& [resource, value] : c.limits) {
+    run.manipulation.push_back(limit_words(resource, value));
+  }
+  switch (c.stdout_target.kind) {
+    case StdoutTarget::Kind::Capture: break;
+    case StdoutTarget::Kind::File:
+      run.manipulation.push_back("stdout: " + c.stdout_target.path);
+      break;
+    case StdoutTarget::Kind::ReaderGone:
+      run.manipulation.push_back("stdout: a pipe whose reader has closed it");
+      break;
   }
   if (c.signal_at) {
     run.manipulation.push_back(kd::signal_name(c.signal_at->second) + " to the check after " +
@@ -293,8 +332,18 @@ CaseRun run_case(const Case& c) {
     // the leftover search below, which then ends it.
     spec.end_group_on_exit = false;
     spec.err = kd::CaptureSpec{true, 64 << 10, true};
-    if (c.file_size_limit) {
-      spec.rlimits.push_back({RLIMIT_FSIZE, rlimit{*c.file_size_limit, *c.file_size_limit}});
+    for (const auto& [resource, value] : c.limits) {
+      spec.rlimits.push_back({resource, rlimit{value, value}});
+    }
+    int out_fd = -1;
+    if (c.stdout_target.kind != StdoutTarget::Kind::Capture) {
+      std::string error;
+      out_fd = stdout_descriptor(c.stdout_target, run.tmp, std::to_string(index), error);
+      if (out_fd < 0) {
+        copy.result.spawn_error = error;
+        return;
+      }
+      spec.out_fd = out_fd;
     }
     kd::RunHooks hooks;
     bool signalled = false;
@@ -316,11 +365,19 @@ CaseRun run_case(const Case& c) {
     for (size_t i = 0; i < argv.size(); ++i) cmd << (i ? " " : "") << argv[i];
     copy.command = cmd.str();
     copy.result = kd::run_supervised(spec, kd::deadline_in(limit), hooks);
-    const std::string& out = copy.result.out.data;
-    if (!out.empty()) {
-      json parsed = json::parse(out, nullptr, false);
+    if (out_fd >= 0) close(out_fd);
+    std::string source = "stdout";
+    copy.report_text = copy.result.out.data;
+    if (c.report_file) {
+      source = *c.report_file;
+      auto text = read_file(run.tmp + "/" + expand(*c.report_file, run.tmp, std::to_string(index)));
+      copy.report_text = text.value_or(std::string());
+      if (!text) copy.report_error = "no report file " + *c.report_file;
+    }
+    if (!copy.report_text.empty()) {
+      json parsed = json::parse(copy.report_text, nullptr, false);
       if (parsed.is_discarded()) {
-        copy.report_error = "stdout is not one JSON document";
+        copy.report_error = source + " is not one JSON document";
       } else {
         copy.report = parsed;
       }
@@ -373,8 +430,10 @@ CaseRun run_case(const Case& c) {
     std::string stem = dir + "/" + c.layer + "." + c.id + (i ? "." + std::to_string(i) : "");
     const auto& res = run.copies[i].result;
     if (!res.out.data.empty()) {
-      write_file(stem + (run.copies[i].report ? ".json" : ".stdout.txt"), res.out.data);
+      write_file(stem + (run.copies[i].report && !c.report_file ? ".json" : ".stdout.txt"),
+                 res.out.data);
     }
+    if (c.report_file && run.copies[i].report) write_file(stem + ".json", run.copies[i].report_text);
     if (!res.err.data.empty()) write_file(stem + ".stderr.txt", res.err.data);
   }
   return run;

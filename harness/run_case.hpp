@@ -17,7 +17,8 @@ struct CopyRun {
   kd::RunResult result;
   std::string command;
   std::optional<json> report;
-  std::string report_error;  // why stdout is not one JSON document
+  std::string report_text;   // what the report was read from: stdout or the case's report file
+  std::string report_error;  // why that is not one JSON document
 };
 
 struct CaseRun {

@@ -220,6 +220,9 @@ std::optional<Unmet> unmet_needs(const Case& c) {
         break;
     }
   }
+  for (const auto& condition : c.runner_conditions) {
+    if (std::string why_not = condition(); !why_not.empty()) return Unmet{why_not, false};
+  }
   return std::nullopt;
 }
 

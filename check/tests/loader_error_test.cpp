@@ -68,5 +68,18 @@ TEST(LoaderError, ASecondMissingLibraryInTheMessageIsLookedAt) {
             Outcome::TorchMissing);
 }
 
+TEST(LoaderError, RunningOutOfMemoryIsToldApart) {
+  EXPECT_TRUE(loader_ran_out_of_memory(
+      "libcodec2.so.1.0: failed to map segment from shared object"));
+  EXPECT_TRUE(loader_ran_out_of_memory(
+      "/x/libtorch_cpu.so: failed to map segment from shared object: Cannot allocate memory"));
+  EXPECT_TRUE(loader_ran_out_of_memory("/x/libc10.so: cannot map zero-fill pages"));
+  EXPECT_FALSE(loader_ran_out_of_memory(
+      "/x/libgomp.so.1: cannot allocate memory in static TLS block"));
+  EXPECT_FALSE(loader_ran_out_of_memory("/x/libc10.so: undefined symbol: _ZN3c10"));
+  EXPECT_FALSE(loader_ran_out_of_memory(
+      "libtorch.so: cannot open shared object file: No such file or directory"));
+}
+
 }  // namespace
 }  // namespace kd

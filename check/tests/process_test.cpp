@@ -2,6 +2,7 @@
 #include "process.hpp"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -375,6 +376,32 @@ TEST(Capture, MergedStreamsKeepTheirOrder) {
   RunResult r = run(spec);
   EXPECT_EQ(r.out.data, "out1err1out2");
   EXPECT_EQ(r.err.data, "");
+}
+
+TEST(Capture, StdoutToADescriptorOfTheCaller) {
+  TempDir dir;
+  std::string path = dir.file("out.txt");
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  SpawnSpec spec = child({"interleave"});
+  spec.out_fd = fd;
+  RunResult r = run(spec);
+  close(fd);
+  EXPECT_EQ(r.end, RunEnd::Exited);
+  EXPECT_EQ(r.out.data, "");
+  EXPECT_EQ(r.err.data, "err1");
+  EXPECT_EQ(test::read_file(path), "out1out2");
+}
+
+TEST(Capture, StdoutToAFullDeviceFailsTheChildsWrites) {
+  int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) GTEST_SKIP() << "no /dev/full here";
+  SpawnSpec spec = child({"flood-out", "100"});
+  spec.out_fd = fd;
+  RunResult r = run(spec);
+  close(fd);
+  EXPECT_EQ(r.end, RunEnd::Exited);
+  EXPECT_EQ(r.status.code, 90);  // the child's own "write failed"
 }
 
 RunResult run_events(const std::vector<std::string>& args, Lines& lines) {

@@ -338,6 +338,17 @@ TEST(Report, DetailGoesInsideTheFirstSentence) {
   EXPECT_NE(m.find("compute stage (killed by signal SIGSEGV)."), std::string::npos) << m;
 }
 
+TEST(Report, ACauseReplacesMeaningDetailAndNextAction) {
+  ReportInput in;
+  in.outcome = Outcome::WorkerFailed;
+  in.detail = "killed by signal SIGKILL";
+  in.cause = Cause{"The worker was killed for lack of memory.", "Raise the memory limit."};
+  EXPECT_EQ(compose_message(in), "The worker was killed for lack of memory. Raise the memory limit.");
+  in.probe_override = true;
+  EXPECT_EQ(compose_message(in), "[fault-injection probe, not a real check] The worker was killed "
+                                 "for lack of memory. Raise the memory limit.");
+}
+
 TEST(Report, RenderIsIndentedJsonEndingInANewline) {
   ojson r = build(gpu_pass());
   std::string text = render_report(r);

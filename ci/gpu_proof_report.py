@@ -37,6 +37,8 @@ def hand_line(out, name):
              f" cuda {pytorch.get('cuda')} visible {pytorch.get('visible_device_count')}"]
     if execution.get("device"):
         name_part = execution.get("device_name")
+        if name_part and execution.get("capability"):
+            name_part += f", capability {execution['capability']}"
         parts.append(f"ran on {execution['device']}" + (f" ({name_part})" if name_part else ""))
     if execution.get("loss") is not None:
         parts.append(f"loss {execution['loss']:g}")

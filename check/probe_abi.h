@@ -17,8 +17,14 @@
 extern "C" {
 #endif
 
-#define KD_PROBE_ABI_VERSION 1u
-#define KD_PROBE_ENTRY_SYMBOL "kernodeck_probe_v1"
+/* Version 2 added device_info. The entry point's name carries the version, so
+ * a module of another version is not even found: define a probe's entry as
+ * `const kd_probe* KD_PROBE_ENTRY(void)`. */
+#define KD_PROBE_ABI_VERSION 2u
+#define KD_PROBE_ENTRY kernodeck_probe_v2
+#define KD_PROBE_STRINGIFY_(x) #x
+#define KD_PROBE_STRINGIFY(x) KD_PROBE_STRINGIFY_(x)
+#define KD_PROBE_ENTRY_SYMBOL KD_PROBE_STRINGIFY(KD_PROBE_ENTRY) /* "kernodeck_probe_v2" */
 
 typedef enum kd_status {
   KD_OK = 0,
@@ -63,6 +69,11 @@ typedef struct kd_memory_info {
   long long reserved_bytes;  /* -1 if unknown */
 } kd_memory_info;
 
+typedef struct kd_device_info {
+  char name[256];      /* the model name the backend reports, "" if unknown */
+  char capability[64]; /* CUDA compute capability ("9.0") or HIP arch name, "" if unknown */
+} kd_device_info;
+
 typedef struct kd_probe {
   unsigned abi_version; /* KD_PROBE_ABI_VERSION */
   /* What the library is: versions and the declared backend. Touches no driver. */
@@ -78,6 +89,9 @@ typedef struct kd_probe {
   kd_status (*compute)(int device_kind, long long index, kd_compute_result* out, kd_error* err);
   /* The GPU allocator's counters after the computation. */
   kd_status (*memory)(long long index, kd_memory_info* out, kd_error* err);
+  /* What the started GPU is: its model name and capability. Asked only after
+   * init_device succeeded on a GPU; informative, never an outcome. */
+  kd_status (*device_info)(long long index, kd_device_info* out, kd_error* err);
 } kd_probe;
 
 typedef const kd_probe* (*kd_probe_entry_fn)(void);

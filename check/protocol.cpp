@@ -39,7 +39,8 @@ constexpr Field kPytorchFields[] = {
     {"gpu_available", is_bool},      {"visible_device_count", is_count},
 };
 constexpr Field kExecutionFields[] = {
-    {"device", is_device},       {"product_verified", is_bool}, {"gradient_verified", is_bool},
+    {"device", is_device},       {"device_name", is_string},    {"capability", is_string},
+    {"product_verified", is_bool}, {"gradient_verified", is_bool},
     {"loss", is_number},         {"synchronized", is_bool},
 };
 constexpr Field kTimingFields[] = {
@@ -105,6 +106,8 @@ ojson pytorch_skeleton() {
 
 ojson execution_skeleton() {
   return {{"device", nullptr},
+          {"device_name", nullptr},
+          {"capability", nullptr},
           {"product_verified", nullptr},
           {"gradient_verified", nullptr},
           {"loss", nullptr},

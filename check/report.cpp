@@ -132,6 +132,12 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
   ojson pytorch = in.findings.pytorch;
   clean_tokens(pytorch, {"version", "cuda", "hip"});
   ojson execution = in.findings.execution;
+  // The GPU's model name comes from the driver: treated as any outside text.
+  if (execution["device_name"].is_string()) {
+    std::string name = sanitizer.message(execution["device_name"].get<std::string>());
+    execution["device_name"] = name.empty() ? ojson(nullptr) : ojson(name);
+  }
+  clean_tokens(execution, {"capability"});
   if (in.options.device == Device::Cpu) {
     // CPU mode asks nothing of the GPU driver: these stay "not asked".
     pytorch["gpu_available"] = nullptr;

@@ -207,6 +207,15 @@ void run_stages(const kd_probe& probe, const WorkerRequest& request, const Event
     s.finish_probe_error(init, err);
     return;
   }
+  if (gpu) {
+    // Informative: which GPU this is. A failure to tell leaves both null.
+    kd_device_info d{};
+    kd_error ignored{};
+    if (probe.device_info(request.index, &d, &ignored) == KD_OK) {
+      s.facts("execution", {{"device_name", text_or_null(d.name, sizeof d.name)},
+                            {"capability", text_or_null(d.capability, sizeof d.capability)}});
+    }
+  }
 
   // compute: the fixed computation, verified here.
   s.enter(Stage::Compute);
@@ -276,7 +285,8 @@ void run_worker(const WorkerRequest& request, const EventSink& sink) {
   const kd_probe* probe = entry != nullptr ? entry() : nullptr;
   if (probe == nullptr || probe->abi_version != KD_PROBE_ABI_VERSION ||
       probe->library_info == nullptr || probe->gpu_info == nullptr ||
-      probe->init_device == nullptr || probe->compute == nullptr || probe->memory == nullptr) {
+      probe->init_device == nullptr || probe->compute == nullptr || probe->memory == nullptr ||
+      probe->device_info == nullptr) {
     s.finish(Outcome::InternalError,
              ErrorInfo{"ProbeIncompatible",
                        "the probe module does not provide interface version " +

@@ -46,8 +46,20 @@ kd_validate_junit() {
   xmllint --noout --schema harness/junit/junit-10.xsd "$1"
 }
 
+# The commit the check is built from, when this is a git work tree ("+changes" when tracked files
+# differ from it); nothing otherwise.
+kd_commit() {
+  local commit
+  commit=$(git rev-parse --short=12 HEAD 2>/dev/null) || return 0
+  if [[ -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then
+    commit+="+changes"
+  fi
+  echo "$commit"
+}
+
 # kd_ctest VARIANT [LABEL_REGEX]: runs the variant's tests (all without a label),
-# then writes <reports>/junit.xml from CTest's JUnit and GoogleTest's XML, and
+# then writes <reports>/junit.xml (with the certificate learned from the check's own reports in
+# <reports>/cases) and <reports>/summary.md from CTest's JUnit and GoogleTest's XML, and
 # validates it. Returns ctest's status.
 kd_ctest() {
   local variant=$1 labels=${2:-} status=0
@@ -66,9 +78,16 @@ kd_ctest() {
   ctest --test-dir "$build" "${filter[@]}" -j "$(kd_jobs)" "${spec[@]}" \
     --output-on-failure --output-junit "$PWD/$reports/ctest-junit.xml" || status=$?
   ctest --test-dir "$build" "${filter[@]}" --show-only=json-v1 >"$reports/ctest-tests.json"
+  local commit certified=()
+  commit=$(kd_commit)
+  if [[ -n $commit ]]; then certified=(--commit "$commit"); fi
+  mkdir -p "$reports/cases"
   "$build/harness/junit/kernodeck-junit" --ctest-junit "$reports/ctest-junit.xml" \
     --gtest-xml "$reports/gtest" --ctest-tests "$reports/ctest-tests.json" \
-    --output "$reports/junit.xml" --title kernodeck-diagnostic "${named[@]}"
+    --output "$reports/junit.xml" --title kernodeck-diagnostic "${named[@]}" \
+    --cases "$reports/cases" "${certified[@]}" \
+    --gpu-declared "$([[ ${KERNODECK_EXPECT_GPU:-} == 1 ]] && echo yes || echo no)" \
+    --source-root "$PWD" --hide-prefix "${TMPDIR:-/tmp}" --summary "$reports/summary.md"
   kd_validate_junit "$reports/junit.xml"
   return "$status"
 }
@@ -79,6 +98,6 @@ kd_merge_junit() {
   shift
   for variant in "$@"; do inputs+=("$(kd_reports_dir "$variant")/junit.xml"); done
   "$build/harness/junit/kernodeck-junit" --merge "${inputs[@]}" \
-    --output reports/junit.xml --title kernodeck-diagnostic
+    --output reports/junit.xml --title kernodeck-diagnostic --summary reports/summary.md
   kd_validate_junit reports/junit.xml
 }

@@ -37,6 +37,8 @@ def hand_line(out, name):
              f" cuda {pytorch.get('cuda')} visible {pytorch.get('visible_device_count')}"]
     if execution.get("device"):
         name_part = execution.get("device_name")
+        if name_part and execution.get("capability"):
+            name_part += f", capability {execution['capability']}"
         parts.append(f"ran on {execution['device']}" + (f" ({name_part})" if name_part else ""))
     if execution.get("loss") is not None:
         parts.append(f"loss {execution['loss']:g}")
@@ -107,8 +109,13 @@ def dry_run_verdict(out, run_status):
     except (OSError, ET.ParseError) as e:
         sys.exit(f"gpu-proof dry run: FAILED: no readable junit.xml: {e}")
     gpu_failures, other = [], []
+    certificates = []
     for case in root.iter("testcase"):
         name = f"{case.get('classname')}.{case.get('name')}"
+        if case.get("classname") == "kernodeck.certificate":
+            # The run's certificate fails with the GPU cases; it is checked below.
+            certificates.append(case)
+            continue
         for verdict in ("failure", "error"):
             element = case.find(verdict)
             if element is None:
@@ -120,6 +127,12 @@ def dry_run_verdict(out, run_status):
                 other.append(f"{name} ({verdict}: {element.get('message')})")
     if not gpu_failures:
         problems.append("no GPU case failed: KERNODECK_EXPECT_GPU=1 did not turn a missing GPU into a failure")
+    if len(certificates) != 1 or certificates[0].find("failure") is None:
+        problems.append("junit.xml does not hold one failing certificate case (kernodeck.certificate)")
+    elif "the runner declared a GPU: yes" not in (certificates[0].find("failure").text or ""):
+        problems.append("the certificate does not say the runner declared a GPU")
+    if not (out / "summary.md").exists():
+        problems.append("summary.md is missing")
     if other:
         problems.append("cases failed for another reason than the missing GPU: " + "; ".join(other))
     if run_status != "1":

@@ -49,6 +49,8 @@ const std::vector<std::string>& contract_report_keys() {
       "/pytorch/visible_device_count",
       "/execution",
       "/execution/device",
+      "/execution/device_name",
+      "/execution/capability",
       "/execution/product_verified",
       "/execution/gradient_verified",
       "/execution/loss",

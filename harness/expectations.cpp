@@ -108,6 +108,15 @@ void check_report_shape(const Case& c, const json& report, int exit_code, bool e
   }
   if (passed) {
     if (stage != "complete") problems.push_back("a pass must be at stage complete");
+    // A GPU pass names the GPU it certified.
+    if (code == "GPU_CHECK_PASSED") {
+      for (const char* p : {"/execution/device_name", "/execution/capability"}) {
+        if (!at(p).is_string() || at(p).get<std::string>().empty()) {
+          problems.push_back(std::string("a GPU pass must name its GPU: ") + p + " is " +
+                             show(at(p)));
+        }
+      }
+    }
     if (!at("/error").is_null()) problems.push_back("a pass carries an error: " + show(at("/error")));
     if (at("/execution/product_verified") != true || at("/execution/gradient_verified") != true ||
         at("/execution/loss") != 196) {
@@ -150,6 +159,10 @@ void check_report_shape(const Case& c, const json& report, int exit_code, bool e
     }
     if (!at("/execution/device").is_null() && at("/execution/device") != "cpu") {
       problems.push_back("asked for the CPU, ran on " + show(at("/execution/device")));
+    }
+    // The CPU has no GPU model or capability: null, never a made-up value.
+    for (const char* p : {"/execution/device_name", "/execution/capability"}) {
+      if (!at(p).is_null()) problems.push_back(std::string(p) + " must be null in CPU mode");
     }
   } else if (!at("/execution/device").is_null() &&
              at("/execution/device").get<std::string>().rfind("cuda:", 0) != 0) {

@@ -120,6 +120,13 @@ std::vector<Case> backend_cases() {
           .expect_field("/pytorch/backend", "rocm")
           .expect_field("/pytorch/hip", "6.2.41133")
           .expect_null("/pytorch/cuda"),
+      Case("rocm_capability_is_the_arch_name", "backend")
+          .guards("on ROCm the device's capability is its HIP architecture name")
+          .with_fault("backend=rocm,gpus=1")
+          .args({"--device", "cuda"})
+          .outcome("GPU_CHECK_PASSED", "complete")
+          .expect_field("/execution/capability", "gfx942")
+          .expect_not_null("/execution/device_name"),
       Case("fixture_probe_is_declared", "backend")
           .guards("a report made through the probe seam says so and cannot pass for a real GPU")
           .with_fault("backend=cuda,gpus=1")

@@ -101,6 +101,14 @@ std::vector<Case> device_cases() {
           .expect_field("/execution/synchronized", true)
           .expect_field("/execution/memory/allocated_bytes", 8192)
           .expect_field("/execution/memory/reserved_bytes", 2097152),
+      Case("gpu_pass_names_the_device", "device")
+          .guards("a GPU pass names the GPU it ran on: the backend's model name and its compute "
+                  "capability (execution.device_name, execution.capability)")
+          .with_fault("gpus=1,device_name=Kernodeck Simulated H1")
+          .args({})
+          .outcome("GPU_CHECK_PASSED", "complete")
+          .expect_field("/execution/device_name", "Kernodeck Simulated H1")
+          .expect_field("/execution/capability", "9.0"),
       Case("index_recorded_but_unused_on_cpu", "device")
           .guards("--device-index is recorded but unused with --device cpu")
           .with_fault("gpus=1")

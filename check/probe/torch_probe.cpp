@@ -11,6 +11,7 @@
 #include <ATen/Context.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <string>
 
@@ -269,10 +270,76 @@ kd_status memory(long long index, kd_memory_info* out, kd_error* err) {
   });
 }
 
-const kd_probe kProbe = {KD_PROBE_ABI_VERSION, library_info, gpu_info, init_device, compute, memory};
+// Which GPU this is. libtorch's own answer (at::cuda::getDeviceProperties) is a
+// cudaDeviceProp or hipDeviceProp_t, whose layout needs the toolkit's headers,
+// which PyPI's wheels do not carry whole, and its ATen hooks give no name. So
+// the question goes to the backend's own library that libtorch already loaded
+// for this device, through entry points whose C signatures have not changed
+// since CUDA 2 and HIP 1 (the driver API counts devices as the runtime does,
+// after CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER). Nothing new is loaded:
+// RTLD_NOLOAD finds the library only when it is already in the process.
+template <typename Fn>
+Fn loaded_symbol(std::initializer_list<const char*> libraries, const char* name) {
+  for (const char* library : libraries) {
+    void* lib = dlopen(library, RTLD_NOW | RTLD_NOLOAD);
+    if (lib == nullptr) continue;
+    void* symbol = dlsym(lib, name);
+    dlclose(lib);  // RTLD_NOLOAD took a reference; the library stays loaded
+    if (symbol != nullptr) return reinterpret_cast<Fn>(symbol);
+  }
+  return nullptr;
+}
+
+void cuda_device_info(long long index, kd_device_info* out) {
+  using GetFn = int (*)(int*, int);
+  using NameFn = int (*)(char*, int, int);
+  using AttributeFn = int (*)(int*, int, int);
+  const std::initializer_list<const char*> driver = {"libcuda.so.1", "libcuda.so"};
+  auto get = loaded_symbol<GetFn>(driver, "cuDeviceGet");
+  auto name = loaded_symbol<NameFn>(driver, "cuDeviceGetName");
+  auto attribute = loaded_symbol<AttributeFn>(driver, "cuDeviceGetAttribute");
+  int device = 0;
+  if (get == nullptr || get(&device, static_cast<int>(index)) != 0) return;
+  char text[sizeof out->name] = {};
+  if (name != nullptr && name(text, static_cast<int>(sizeof text) - 1, device) == 0) {
+    copy_text(out->name, sizeof out->name, text);
+  }
+  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR.
+  int major = -1, minor = -1;
+  if (attribute != nullptr && attribute(&major, 75, device) == 0 &&
+      attribute(&minor, 76, device) == 0 && major >= 0 && minor >= 0) {
+    copy_text(out->capability, sizeof out->capability,
+              std::to_string(major) + "." + std::to_string(minor));
+  }
+}
+
+// On ROCm the name comes from HIP's runtime. Its architecture name (gcnArchName)
+// is only in hipDeviceProp_t, whose layout changed between HIP releases, so
+// the capability stays unknown (null in the report) on ROCm.
+void hip_device_info(long long index, kd_device_info* out) {
+  using NameFn = int (*)(char*, int, int);
+  auto name = loaded_symbol<NameFn>({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"},
+                                    "hipDeviceGetName");
+  char text[sizeof out->name] = {};
+  if (name != nullptr && name(text, static_cast<int>(sizeof text) - 1, static_cast<int>(index)) == 0) {
+    copy_text(out->name, sizeof out->name, text);
+  }
+}
+
+kd_status device_info(long long index, kd_device_info* out, kd_error* err) {
+  return guarded(err, [&] {
+    *out = kd_device_info{};
+    // Whichever backend library is in the process answers: CUDA's driver, else HIP.
+    cuda_device_info(index, out);
+    if (out->name[0] == '\0') hip_device_info(index, out);
+  });
+}
+
+const kd_probe kProbe = {KD_PROBE_ABI_VERSION, library_info, gpu_info,   init_device,
+                         compute,              memory,       device_info};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const kd_probe* kernodeck_probe_v1(void) {
+extern "C" __attribute__((visibility("default"))) const kd_probe* KD_PROBE_ENTRY(void) {
   return &kProbe;
 }

@@ -29,8 +29,9 @@ TEST(Protocol, SkeletonsHaveTheReportKeysInOrderAllNull) {
 
   ojson e = execution_skeleton();
   EXPECT_EQ(keys_of(e),
-            (std::vector<std::string>{"device", "product_verified", "gradient_verified", "loss",
-                                      "synchronized", "timings_ms", "memory"}));
+            (std::vector<std::string>{"device", "device_name", "capability", "product_verified",
+                                      "gradient_verified", "loss", "synchronized", "timings_ms",
+                                      "memory"}));
   EXPECT_EQ(keys_of(e["timings_ms"]),
             (std::vector<std::string>{"load", "device_init", "compute"}));
   for (const auto& item : e["timings_ms"].items()) EXPECT_TRUE(item.value().is_null());
@@ -48,6 +49,7 @@ TEST(Protocol, AWholeRunFoldsIntoFindings) {
       stage_event(Stage::Device),
       facts_event("pytorch", {{"gpu_available", true}, {"visible_device_count", 2}}),
       facts_event("execution", {{"timings_ms", {{"device_init", 300}}}}),
+      facts_event("execution", {{"device_name", "NVIDIA H200"}, {"capability", "9.0"}}),
       stage_event(Stage::Compute),
       facts_event("execution", {{"device", "cuda:1"},
                                 {"product_verified", true},
@@ -75,6 +77,8 @@ TEST(Protocol, AWholeRunFoldsIntoFindings) {
   EXPECT_EQ(f.execution["timings_ms"]["device_init"], 300);
   EXPECT_EQ(f.execution["timings_ms"]["compute"], 1.25);
   EXPECT_EQ(f.execution["device"], "cuda:1");
+  EXPECT_EQ(f.execution["device_name"], "NVIDIA H200");
+  EXPECT_EQ(f.execution["capability"], "9.0");
   EXPECT_EQ(f.execution["loss"], 196.0);
   EXPECT_EQ(f.execution["memory"]["allocated_bytes"], 1024);
   EXPECT_EQ(f.execution["memory"]["reserved_bytes"], 2048);

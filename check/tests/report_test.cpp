@@ -48,8 +48,8 @@ void expect_contract_shape(const ojson& r) {
   EXPECT_EQ(keys_of(r["pytorch"]), (Keys{"version", "cuda", "hip", "backend", "gpu_available",
                                          "visible_device_count"}));
   EXPECT_EQ(keys_of(r["execution"]),
-            (Keys{"device", "product_verified", "gradient_verified", "loss", "synchronized",
-                  "timings_ms", "memory"}));
+            (Keys{"device", "device_name", "capability", "product_verified",
+                  "gradient_verified", "loss", "synchronized", "timings_ms", "memory"}));
   EXPECT_EQ(keys_of(r["execution"]["timings_ms"]), (Keys{"load", "device_init", "compute"}));
   EXPECT_TRUE(r["host"].is_null() || r["host"].is_object());
   if (r["host"].is_object()) {
@@ -79,6 +79,8 @@ ReportInput gpu_pass() {
   in.findings.execution["gradient_verified"] = true;
   in.findings.execution["loss"] = 196.0;
   in.findings.execution["synchronized"] = true;
+  in.findings.execution["device_name"] = "NVIDIA H200";
+  in.findings.execution["capability"] = "9.0";
   in.findings.execution["memory"] = {{"allocated_bytes", 512}, {"reserved_bytes", 2097152}};
   return in;
 }
@@ -96,6 +98,8 @@ TEST(Report, ShapeOfAGpuPass) {
   EXPECT_EQ(r["pytorch"]["visible_device_count"], 2);
   EXPECT_EQ(r["execution"]["device"], "cuda:0");
   EXPECT_EQ(r["execution"]["memory"]["reserved_bytes"], 2097152);
+  EXPECT_EQ(r["execution"]["device_name"], "NVIDIA H200");
+  EXPECT_EQ(r["execution"]["capability"], "9.0");
   EXPECT_TRUE(r["error"].is_null());
   EXPECT_TRUE(r["host"].is_null());
   EXPECT_NE(r["message"].get<std::string>().find("cuda:0"), std::string::npos);

@@ -44,12 +44,16 @@ struct Fake {
   kd_compute_result result = kGoodResult;
   kd_status memory_status = KD_OK;
   kd_memory_info memory_info = {4096, 2097152};
+  kd_status device_status = KD_OK;
+  const char* device_name = "NVIDIA H200";
+  const char* capability = "9.0";
 
   const char* error_type = "c10::Error";
   const char* error_message = "CUDA error: something went wrong";
   bool unterminated_error = false;
 
-  int library_calls = 0, gpu_calls = 0, init_calls = 0, compute_calls = 0, memory_calls = 0;
+  int library_calls = 0, gpu_calls = 0, init_calls = 0, compute_calls = 0, memory_calls = 0,
+      device_calls = 0;
   int init_kind = -1, compute_kind = -1;
   long long init_index = -99, compute_index = -99;
 };
@@ -119,8 +123,20 @@ kd_status fake_memory(long long, kd_memory_info* out, kd_error* err) {
   return KD_OK;
 }
 
+kd_status fake_device_info(long long, kd_device_info* out, kd_error* err) {
+  ++g_fake.device_calls;
+  if (g_fake.device_status != KD_OK) {
+    fill_error(err);
+    return g_fake.device_status;
+  }
+  snprintf(out->name, sizeof out->name, "%s", g_fake.device_name);
+  snprintf(out->capability, sizeof out->capability, "%s", g_fake.capability);
+  return KD_OK;
+}
+
 const kd_probe kFakeProbe = {KD_PROBE_ABI_VERSION, fake_library_info, fake_gpu_info,
-                             fake_init_device,     fake_compute,      fake_memory};
+                             fake_init_device,     fake_compute,      fake_memory,
+                             fake_device_info};
 
 struct Walk {
   Lines lines;
@@ -188,6 +204,8 @@ TEST_F(RunStages, PassOnCuda) {
   EXPECT_TRUE(e["timings_ms"]["compute"].is_number());
   EXPECT_EQ(e["memory"]["allocated_bytes"], 4096);
   EXPECT_EQ(e["memory"]["reserved_bytes"], 2097152);
+  EXPECT_EQ(e["device_name"], "NVIDIA H200");
+  EXPECT_EQ(e["capability"], "9.0");
   // The device asked for is the device used.
   EXPECT_EQ(g_fake.init_kind, KD_DEVICE_CUDA);
   EXPECT_EQ(g_fake.init_index, 1);
@@ -215,15 +233,36 @@ TEST_F(RunStages, PassOnCpuAsksNothingOfTheGpu) {
   expect_outcome(w, Outcome::CpuCheckPassed, Stage::Compute);
   EXPECT_EQ(g_fake.gpu_calls, 0);
   EXPECT_EQ(g_fake.memory_calls, 0);
+  EXPECT_EQ(g_fake.device_calls, 0);
   EXPECT_EQ(g_fake.init_kind, KD_DEVICE_CPU);
   EXPECT_EQ(g_fake.compute_kind, KD_DEVICE_CPU);
   const ojson& e = w.findings.execution;
   EXPECT_EQ(e["device"], "cpu");
   EXPECT_TRUE(e["synchronized"].is_null());
   EXPECT_TRUE(e["memory"].is_null());
+  EXPECT_TRUE(e["device_name"].is_null());
+  EXPECT_TRUE(e["capability"].is_null());
   EXPECT_TRUE(w.findings.pytorch["gpu_available"].is_null());
   EXPECT_TRUE(w.findings.pytorch["visible_device_count"].is_null());
   EXPECT_EQ(w.findings.pytorch["backend"], "none");
+}
+
+TEST_F(RunStages, AnUnnamedGpuStillPassesWithNullNames) {
+  g_fake.device_status = KD_RUNTIME_ERROR;
+  Walk w = walk(Device::Cuda);
+  expect_outcome(w, Outcome::GpuCheckPassed, Stage::Compute);
+  EXPECT_EQ(g_fake.device_calls, 1);
+  EXPECT_TRUE(w.findings.execution["device_name"].is_null());
+  EXPECT_TRUE(w.findings.execution["capability"].is_null());
+}
+
+TEST_F(RunStages, EmptyNamesAreNull) {
+  g_fake.device_name = "";
+  g_fake.capability = "";
+  Walk w = walk(Device::Cuda);
+  expect_outcome(w, Outcome::GpuCheckPassed, Stage::Compute);
+  EXPECT_TRUE(w.findings.execution["device_name"].is_null());
+  EXPECT_TRUE(w.findings.execution["capability"].is_null());
 }
 
 TEST_F(RunStages, CpuModeWorksWithAGpuBuildToo) {

@@ -42,14 +42,20 @@ kd_status memory(long long, kd_memory_info* out, kd_error*) {
   return KD_OK;
 }
 
+kd_status device_info(long long, kd_device_info* out, kd_error*) {
+  out->name[0] = '\0';
+  out->capability[0] = '\0';
+  return KD_OK;
+}
+
 const kd_probe kHealthy = {KD_PROBE_ABI_VERSION, library_info, gpu_info, init_device, compute,
-                           memory};
+                           memory, device_info};
 const kd_probe kFutureAbi = {KD_PROBE_ABI_VERSION + 1, library_info, gpu_info, init_device,
-                             compute, memory};
+                             compute, memory, device_info};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const kd_probe* kernodeck_probe_v1(void) {
+extern "C" __attribute__((visibility("default"))) const kd_probe* KD_PROBE_ENTRY(void) {
   const char* mode = getenv("KD_TEST_PROBE_MODE");
   std::string m = mode != nullptr ? mode : "";
   if (m == "abi") return &kFutureAbi;

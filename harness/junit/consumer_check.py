@@ -4,11 +4,15 @@ what a dashboard would show of the sample cases: every count, name, verdict and 
 usage: consumer_check.py sample REPORT     the sample, converted without a variant
        consumer_check.py variants REPORT   the sample converted with --variant a and with
                                            --variant b, then the two merged (--merge)
+       consumer_check.py certified REPORT SUMMARY
+                                           the sample converted as a certificate (--cases,
+                                           --source-root, --hide-prefix) and its --summary
 
 Run by consumer_test.sh with the Python of the tools venv, where ./ci/setup --junit-consumer
 installs junitparser.
 """
 
+import re
 import sys
 
 from junitparser import Attr, Error, Failure, JUnitXml, Skipped, SystemOut
@@ -59,6 +63,7 @@ WANT = {
     }),
 }
 LAYERS = ["cli", "probe", "SampleUnit", "script"]
+CLASS_PREFIX = "kernodeck."
 VARIANTS = ["a", "b"]
 VARIANT_PROPERTY = "kernodeck.variant"
 
@@ -109,9 +114,9 @@ def check_suites(suites, variant=None):
         expect(suite.errors == sum(c.is_error for c in listed), f"{suite.name}: errors")
         expect(suite.skipped == sum(c.is_skipped for c in listed), f"{suite.name}: skipped")
         for case in listed:
-            expect(case.classname == layer, f"{case.name}: classname {case.classname}")
+            expect(case.classname == CLASS_PREFIX + layer, f"{case.name}: classname {case.classname}")
             expect(case.classname != case.name, f"{case.name}: classname equals name")
-            cases[f"{case.classname}/{case.name}"] = case
+            cases[f"{layer}/{case.name}"] = case
     return cases
 
 
@@ -181,10 +186,108 @@ def check_variants(path):
     finish("all 24 cases of both variants")
 
 
+# What the check's reports of consumer_test.sh say: only the real probe's count.
+PROPERTIES = [
+    ("kernodeck.check.version", "1.0.0"),
+    ("kernodeck.check.commit", "0123456789ab"),
+    ("kernodeck.libtorch.version", "2.15.0"),
+    ("kernodeck.backend", "cuda"),
+    ("kernodeck.cuda.version", "13.2"),
+    ("kernodeck.hip.version", "none"),
+    ("kernodeck.gpu.model", "NVIDIA H200"),
+    ("kernodeck.gpu.capability", "9.0"),
+    ("kernodeck.gpu.count", "2"),
+    ("kernodeck.driver.version", "570.86.15"),
+    ("kernodeck.gpu.declared", "yes"),
+    ("kernodeck.case_reports", "4 (3 by the real probe)"),
+]
+# A path of this machine: where sources, builds and temporary folders live.
+MACHINE_PATH = re.compile(r"(?<![\w<])/(?:tmp|work|root|home)/")
+
+
+def check_certified(path, summary_path):
+    report, suites = read(path)
+    expect(report.tests == 13, f"tests {report.tests}")
+    expect(report.failures == 3, f"failures {report.failures}")
+    expect(report.errors == 4, f"errors {report.errors}")
+    names = [s.name for s in suites]
+    expect(names == ["certificate"] + LAYERS, f"suites {names}")
+    skipped = sum(s.skipped for s in suites)
+    expect(skipped == 2, f"skipped {skipped}")
+    for suite in suites:
+        properties = [(p.name, p.value) for p in suite.properties()]
+        expect(properties == PROPERTIES, f"{suite.name}: properties {properties}")
+    certificate = list(suites[0])
+    expect(len(certificate) == 1, f"certificate suite holds {len(certificate)} cases")
+    case = certificate[0]
+    expect(case.classname == CLASS_PREFIX + "certificate" and case.name == "certificate",
+           f"certificate case {case.classname}/{case.name}")
+    found = [VERDICTS[type(r)] for r in case.result]
+    expect(found == ["failure"], f"certificate verdict {found}")
+    if found == ["failure"]:
+        failure = case.result[0]
+        message = "not certified: 2 failures and 4 errors"
+        expect(failure.message == message, f"certificate message {failure.message!r}")
+        text = failure.text or ""
+        expect(text.split("\n")[0] == message, f"certificate body starts {text[:60]!r}")
+        for words in ("sample 1.0.0 (commit 0123456789ab): NOT CERTIFIED",
+                      "libtorch 2.15.0 (backend cuda, CUDA 13.2, HIP none)",
+                      "GPU: NVIDIA H200 (count 2, capability 9.0), driver 570.86.15; "
+                      "the runner declared a GPU: yes",
+                      "Result: 12 cases, 4 passed, 2 failed, 4 errors, 2 skipped",
+                      "Per layer: cli 1 passed, 1 failed, 1 skipped; probe 1 passed, 3 errors; "
+                      "SampleUnit 1 passed; script 1 passed, 1 failed, 1 error, 1 skipped."):
+            expect(words in text, f"certificate body lacks {words!r}: {text!r}")
+    # The sample's verdicts are those of the plain conversion.
+    cases = check_suites(suites[1:])
+    check_cases(cases)
+    # Each skip, failure and error: its reason first, then where.
+    for name in WANT:
+        case = cases.get(name)
+        for result in (case.result if case is not None else []):
+            first = (result.text or "").split("\n")[0]
+            expect(first == result.message, f"{name}: body starts {first!r}, message "
+                                            f"{result.message!r}")
+    mismatch = cases.get("cli/report_mismatch")
+    text = mismatch.result[0].text if mismatch is not None and mismatch.result else ""
+    expect("harness/junit/sample_cases.cpp:" in text, f"cli/report_mismatch: no relative location")
+    expect(text.rstrip().endswith("Case declared at suites/sample_cases.cpp:3"),
+           f"cli/report_mismatch: declaration {text[-80:]!r}")
+    skip = cases.get("cli/needs_gpu")
+    text = skip.result[0].text if skip is not None and skip.result else ""
+    lines = text.split("\n")
+    expect(len(lines) == 3 and lines[0] == "no GPU on this runner"
+           and re.fullmatch(r"Skipped at harness/junit/sample_cases\.cpp:\d+", lines[1])
+           and lines[2] == "Case declared at suites/sample_cases.cpp:4",
+           f"cli/needs_gpu: skip body {text!r}")
+    with open(path, encoding="utf-8") as f:
+        xml = f.read()
+    leak = MACHINE_PATH.search(xml)
+    expect(leak is None, f"a path of this machine: {xml[max(0, leak.start() - 40):leak.end() + 40]!r}"
+           if leak else "")
+    expect("Simulated" not in xml and "999.1" not in xml, "a simulated GPU taken for the machine's")
+
+    with open(summary_path, encoding="utf-8") as f:
+        summary = f.read()
+    expect(summary.startswith("# sample: certificate\n"), f"summary starts {summary[:40]!r}")
+    expect("sample 1.0.0 (commit 0123456789ab): NOT CERTIFIED" in summary, "summary: certificate")
+    rows = [line for line in summary.splitlines() if line.startswith("| - | `kernodeck.")]
+    expect(len(rows) == 8, f"summary: {len(rows)} rows of failures, errors and skips, not 8")
+    for row in ("| - | `kernodeck.cli.needs_gpu` | skipped | no GPU on this runner |",
+                "| - | `kernodeck.script.fail` | failed | failed (CTest): exit code 3, expected 0 |"):
+        expect(row in summary, f"summary lacks {row!r}")
+    expect(MACHINE_PATH.search(summary) is None, "summary: a path of this machine")
+    finish("the certificate, its properties and the summary")
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "certified":
+        check_certified(argv[2], argv[3])
+        return 0
     checks = {"sample": check_sample, "variants": check_variants}
     if len(argv) != 3 or argv[1] not in checks:
-        print(f"usage: {argv[0]} sample|variants REPORT", file=sys.stderr)
+        print(f"usage: {argv[0]} sample|variants REPORT | certified REPORT SUMMARY",
+              file=sys.stderr)
         return 2
     checks[argv[1]](argv[2])
     return 0

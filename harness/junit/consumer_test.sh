@@ -5,14 +5,18 @@
 # would show; then does the same for two variants of the run merged into one report
 # (--variant, --merge). junitparser comes from TOOLS_DIR/venv (./ci/setup --junit-consumer).
 #
-# usage: consumer_test.sh SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST
+# Then the run is converted once more as a certificate (--cases with the check's reports,
+# --source-root, --hide-prefix, --summary): the properties, the certificate's case, the reasons
+# first and where each case is declared, no path of this machine, and the Markdown summary.
+#
+# usage: consumer_test.sh SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST SOURCE_ROOT
 set -euo pipefail
 
-if [[ $# -ne 5 ]]; then
-  echo "usage: $0 SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST" >&2
+if [[ $# -ne 6 ]]; then
+  echo "usage: $0 SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST SOURCE_ROOT" >&2
   exit 2
 fi
-sample=$1 tool=$2 xsd=$3 tools=$4 ctest=$5
+sample=$1 tool=$2 xsd=$3 tools=$4 ctest=$5 source_root=$6
 
 # A missing consumer is a broken setup, not a reason to skip: the report would go unchecked.
 JUNITPARSER_VERSION=5.0.3
@@ -103,6 +107,55 @@ if ! xmllint --noout --schema "$xsd" "$work/junit.xml"; then
 fi
 
 "$python" "$checker" sample "$work/junit.xml"
+
+# The certificate. The check's own reports of the run: a real GPU pass with the host check, a
+# real CPU pass, a fault-injection report whose simulated GPU must not be taken for the
+# machine's, and a file that is no report.
+cases=$work/cases
+mkdir -p "$cases"
+report() {  # report FILE PROBE DEVICE CODE DEVICE_NAME HOST
+  cat >"$cases/$1" <<EOF
+{"schema_version": 1, "tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "probe": "$2"},
+ "code": "$4", "requested": {"device": "$3"},
+ "pytorch": {"version": "2.15.0", "cuda": "13.2", "hip": null, "backend": "cuda",
+             "gpu_available": true, "visible_device_count": $([[ $3 == cuda ]] && echo 2 || echo null)},
+ "execution": {"device_name": $5, "capability": $([[ $5 == null ]] && echo null || echo '"9.0"')},
+ "host": $6}
+EOF
+}
+report device.gpu_pass_index_0.json libtorch cuda GPU_CHECK_PASSED '"NVIDIA H200"' null
+report host.nvidia_smi_real.json libtorch cuda GPU_CHECK_PASSED '"NVIDIA H200"' \
+  '{"tool": "nvidia-smi", "status": "ok", "driver_version": "570.86.15", "memory_total_mib": 1}'
+report compute.cpu_pass.json libtorch cpu CPU_CHECK_PASSED null null
+report device.simulated.json override cuda GPU_CHECK_PASSED '"Kernodeck Simulated GPU"' \
+  '{"tool": "nvidia-smi", "status": "ok", "driver_version": "999.1", "memory_total_mib": 1}'
+echo 'not a report' >"$cases/device.simulated.stderr.json"
+# A source tree where the cases are declared, and where GoogleTest's file (compiled in the
+# project's real tree) is found by its relative path.
+src=$work/src
+mkdir -p "$src/suites" "$src/harness/junit"
+: >"$src/harness/junit/sample_cases.cpp"
+printf '// the sample table\nstd::vector<Case> cases() {\n  return {Case("report_mismatch", "cli"),\n          host_case("needs_gpu", "cli")};\n}\n' \
+  >"$src/suites/sample_cases.cpp"
+build_root=$(dirname "$(dirname "$(dirname "$tool")")")
+summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
+  --ctest-tests "$work/ctest-tests.json" --output "$work/certified.xml" --title sample \
+  --cases "$cases" --commit 0123456789ab --gpu-declared yes --source-root "$src" \
+  --hide-prefix "$source_root" --hide-prefix "$build_root" --hide-prefix "${TMPDIR:-/tmp}" \
+  --summary "$work/summary.md" 2>"$work/certified.err")
+expected_certified="tests=13 passed=4 failures=3 errors=4 skipped=2"
+if [[ $summary != "$expected_certified" ]] || ! grep -q "device.simulated.stderr.json" "$work/certified.err"; then
+  cat "$work/certified.err" >&2
+  echo "junit.consumer: FAILED: certified summary '$summary', expected '$expected_certified'" \
+    "and a note about the file that is no report" >&2
+  exit 1
+fi
+if ! xmllint --noout --schema "$xsd" "$work/certified.xml"; then
+  cat "$work/certified.xml" >&2
+  echo "junit.consumer: FAILED: the certified report does not validate against junit-10.xsd" >&2
+  exit 1
+fi
+"$python" "$checker" certified "$work/certified.xml" "$work/summary.md"
 
 # Two build variants certified in separate CTest runs end in one report: the same run converted
 # with --variant a and --variant b, then merged.

@@ -240,7 +240,12 @@ Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
     r.verdict = Verdict::Skipped;
     r.message = skip_reason(g->skip_text);
     if (r.message.empty()) r.message = "skipped by the test (no reason given)";
-    r.body = g->skip_text;
+    // The reason first, then where GoogleTest recorded the skip.
+    r.body = r.message;
+    for (std::string_view line : split_lines(g->skip_text)) {
+      line = trim(line);
+      if (is_location_line(line)) r.body += "\nSkipped at " + std::string(line);
+    }
   };
 
   auto fail_with_assertions = [&](const std::string& extra) {
@@ -652,26 +657,42 @@ std::string write_junit(const Report& report) {
     set(s, "errors", std::to_string(counts.errors));
     set(s, "skipped", std::to_string(counts.skipped));
     set(s, "time", format_seconds(time));
-    if (!report.variant.empty()) {
+    std::vector<std::pair<std::string, std::string>> facts;
+    if (report.certificate) {
+      facts = certificate_properties(*report.certificate, report.variant);
+    } else if (!report.variant.empty()) {
+      facts.emplace_back(kVariantProperty, report.variant);
+    }
+    if (!facts.empty()) {
       tinyxml2::XMLElement* properties = doc.NewElement("properties");
       s->InsertEndChild(properties);
-      tinyxml2::XMLElement* property = doc.NewElement("property");
-      properties->InsertEndChild(property);
-      set(property, "name", kVariantProperty);
-      set(property, "value", report.variant);
+      for (const auto& [name, value] : facts) {
+        tinyxml2::XMLElement* property = doc.NewElement("property");
+        properties->InsertEndChild(property);
+        set(property, "name", name);
+        set(property, "value", value);
+      }
     }
 
     for (const ReportCase& c : suite.cases) {
       tinyxml2::XMLElement* tc = doc.NewElement("testcase");
       s->InsertEndChild(tc);
       set(tc, "name", c.name);
-      set(tc, "classname", c.classname);
+      set(tc, "classname", kClassPrefix + c.classname);
       set(tc, "time", format_seconds(c.time));
       const char* tag = c.verdict == Verdict::Failure ? "failure"
                         : c.verdict == Verdict::Error ? "error"
                         : c.verdict == Verdict::Skipped ? "skipped"
                                                         : nullptr;
-      if (!tag) continue;
+      if (!tag) {
+        // A pass shows no output, except the certificate's, which is its text.
+        if (!c.system_out.empty()) {
+          tinyxml2::XMLElement* out = doc.NewElement("system-out");
+          tc->InsertEndChild(out);
+          text(out, c.system_out);
+        }
+        continue;
+      }
       tinyxml2::XMLElement* v = doc.NewElement(tag);
       tc->InsertEndChild(v);
       set(v, "message", c.message);

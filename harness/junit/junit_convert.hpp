@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kd::junit {
@@ -88,7 +89,7 @@ std::map<std::string, TestInfo> parse_ctest_tests_json(const std::string& json);
 enum class Verdict { Passed, Failure, Error, Skipped };
 
 struct ReportCase {
-  std::string classname;  // the layer (GoogleTest suite)
+  std::string classname;  // the layer (GoogleTest suite); written as "kernodeck.<layer>"
   std::string name;       // the case id
   double time = 0;
   Verdict verdict = Verdict::Passed;
@@ -110,6 +111,55 @@ struct Counts {
 // The property that names the build variant of every suite, when the report has one.
 inline constexpr const char* kVariantProperty = "kernodeck.variant";
 
+// Every case's classname is this prefix and its layer: "kernodeck.device".
+inline constexpr const char* kClassPrefix = "kernodeck.";
+
+// ---- What a run certified --------------------------------------------------------------------
+
+// What the check's own reports of a run (the suite's reports/<variant>/cases/*.json) say about
+// what was certified and on what. Facts about the machine come only from reports the real
+// probe made (tool.probe "libtorch"): the fault-injecting probe's are simulations. A fact no
+// report tells stays "unknown"; one the reports tell is absent says so ("none", "not asked").
+struct Certificate {
+  std::string check_version = "unknown";  // tool.version
+  std::string commit = "unknown";         // given by the caller (--commit): reports carry none
+  std::string libtorch_version = "unknown";
+  std::string backend = "unknown";
+  std::string cuda_version = "unknown";
+  std::string hip_version = "unknown";
+  std::string gpu_model = "none";       // execution.device_name of the real GPU passes
+  std::string gpu_capability = "none";  // execution.capability of the real GPU passes
+  std::string gpu_count = "unknown";    // GPUs seen by the real GPU cases
+  std::string driver_version = "not asked";  // host.driver_version from the real host check
+  std::string gpu_declared = "not said";     // did the runner declare a GPU (--gpu-declared)
+  std::size_t reports = 0;       // reports read
+  std::size_t real_reports = 0;  // of which the real probe made
+};
+
+// Reads every *.json of `dir` (not recursive). Unreadable or foreign files are reported through
+// `warnings` and otherwise ignored. A missing folder is an InputError.
+Certificate read_case_reports(const std::filesystem::path& dir, std::vector<std::string>& warnings);
+
+// The certificate's facts as (name, value) pairs, in the order dashboards show them.
+std::vector<std::pair<std::string, std::string>> certificate_properties(const Certificate& c,
+                                                                        const std::string& variant);
+
+// Where paths in the report's text are made relative or anonymous.
+struct PathScrub {
+  std::filesystem::path source_root;  // a path under it becomes relative to it
+  // Other prefixes (a temporary folder, a build tree elsewhere) and what replaces them.
+  std::vector<std::pair<std::string, std::string>> prefixes;
+};
+
+// Absolute paths in `text`: under the source root, relative to it; one that ends in a file of
+// the source root (GoogleTest's file of a build made elsewhere), that file's relative path;
+// under a given prefix, the prefix replaced. Other text is left as it is.
+std::string scrub_paths(std::string_view text, const PathScrub& scrub);
+
+// "suites/device_cases.cpp:95" where `Case("<id>"` is declared in the source root's suites/,
+// or empty.
+std::string case_declaration(const std::filesystem::path& source_root, const std::string& id);
+
 struct Report {
   std::string title;
   double time = 0;
@@ -119,9 +169,27 @@ struct Report {
   // carries the property kernodeck.variant, while each case keeps the layer as its classname
   // and its case id as its name, so that the same case reads the same in every variant.
   std::string variant;
+  // With a certificate, every suite carries its facts as properties, and a first suite
+  // "certificate" holds one case that states the certificate in plain words: it passes when no
+  // case failed or erred, and fails otherwise.
+  std::optional<Certificate> certificate;
 
   Counts counts() const;
 };
+
+// The certificate in plain words, a few lines; `counts` are those of the layers' cases.
+std::string certificate_text(const Report& report, const Counts& counts);
+
+// Makes paths relative or anonymous in every text of the report, puts each skip's, failure's
+// and error's reason first in its body, and adds where the case is declared after it.
+void localize(Report& report, const PathScrub& scrub);
+
+// Adds the certificate's suite (see Report::certificate); call last, after localize.
+void add_certificate_case(Report& report);
+
+// A Markdown summary of a report write_junit or merge_reports wrote: the certificate of each
+// run and a table of the failures, errors and skips with their reasons.
+std::string summary_markdown(const std::string& junit_xml);
 
 // `infos` may be empty (no --ctest-tests): gtest tests are then recognised by their XML or by
 // GoogleTest's banner in the captured output, and a timeout cannot be told from a crash.

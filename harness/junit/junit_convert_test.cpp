@@ -233,6 +233,8 @@ TEST(JunitVerdict, NotRunIsAnErrorUnlessItIsASkip) {
                          index, gtest_info());
   EXPECT_EQ(gskip.verdict, Verdict::Skipped);
   EXPECT_EQ(gskip.message, "no GPU on this runner");
+  // The reason first, then where GoogleTest recorded the skip.
+  EXPECT_EQ(gskip.body, "no GPU on this runner\nSkipped at suite.cpp:40");
 
   EXPECT_EQ(one(ctest("sh.off", CtestStatus::Disabled)).verdict, Verdict::Skipped);
 }
@@ -344,7 +346,7 @@ TEST(JunitOutput, ValidShapeCountsAndEscaping) {
   EXPECT_STREQ(cli->Attribute("time"), "1.250");
 
   const auto* bad = cli->FirstChildElement("testcase")->NextSiblingElement("testcase");
-  EXPECT_STREQ(bad->Attribute("classname"), "cli");
+  EXPECT_STREQ(bad->Attribute("classname"), "kernodeck.cli");
   EXPECT_STREQ(bad->Attribute("name"), "bad");
   EXPECT_EQ(bad->Attribute("status"), nullptr);
   const auto* failure = bad->FirstChildElement("failure");
@@ -420,7 +422,7 @@ TEST(JunitVariant, SuitesCarryTheVariantWhileCasesKeepTheirNames) {
   }
   const auto* cli = root->FirstChildElement("testsuite");
   EXPECT_EQ(attribute_of_each(cli, "testcase", "classname"),
-            (std::vector<std::string>{"cli", "cli", "cli"}));
+            (std::vector<std::string>{"kernodeck.cli", "kernodeck.cli", "kernodeck.cli"}));
   EXPECT_EQ(attribute_of_each(cli, "testcase", "name"),
             (std::vector<std::string>{"ok", "bad", "gpu"}));
   EXPECT_STREQ(cli->Attribute("failures"), "1");
@@ -473,7 +475,7 @@ TEST(JunitMerge, SumsTheCountsAndKeepsEverySuiteInOrder) {
       << merged.xml;
   const auto* bad = root->FirstChildElement("testsuite")->FirstChildElement("testcase")
                         ->NextSiblingElement("testcase");
-  EXPECT_STREQ(bad->Attribute("classname"), "cli");
+  EXPECT_STREQ(bad->Attribute("classname"), "kernodeck.cli");
   EXPECT_STREQ(bad->FirstChildElement("failure")->GetText(), "line 1\nline 2 <&>");
 }
 
@@ -533,6 +535,215 @@ TEST(JunitMerge, RefusesWhatIsNotAReportAndNamesTheFile) {
   refused(replace_once(good, "<testcase name=\"ok\"", nested + "<testcase name=\"ok\""),
           "<testsuite name=\"cli [a]\"> holds <testsuite>");
   refused(replace_once(good, "<property name=", "<other name="), "has a property that is not one");
+}
+
+// ---- the certificate -------------------------------------------------------------------------
+
+namespace fs = std::filesystem;
+
+// A folder of its own for one test, removed at the end.
+struct Scratch {
+  fs::path dir;
+  explicit Scratch(const std::string& name)
+      : dir(fs::temp_directory_path() /
+            ("kd-junit-" + name + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+  void write(const fs::path& relative, const std::string& text) const {
+    fs::create_directories((dir / relative).parent_path());
+    std::ofstream(dir / relative) << text;
+  }
+};
+
+std::string check_report(const std::string& probe, const std::string& device,
+                         const std::string& code, const std::string& name,
+                         const std::string& host = "null") {
+  return R"({"tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "probe": ")" + probe +
+         R"("}, "code": ")" + code + R"(", "requested": {"device": ")" + device +
+         R"("}, "pytorch": {"version": "2.15.0", "cuda": "13.2", "hip": null, "backend": "cuda",)"
+         R"( "visible_device_count": )" + (device == "cuda" ? "1" : "null") +
+         R"(}, "execution": {"device_name": )" + name + R"(, "capability": )" +
+         (name == "null" ? "null" : "\"9.0\"") + R"(}, "host": )" + host + "}";
+}
+
+TEST(JunitCertificate, FactsComeFromTheRealProbesReportsOnly) {
+  Scratch s("facts");
+  s.write("device.gpu_pass_index_0.json",
+          check_report("libtorch", "cuda", "GPU_CHECK_PASSED", "\"NVIDIA H200\""));
+  s.write("device.gpu_pass_index_1.json",
+          check_report("libtorch", "cuda", "GPU_CHECK_PASSED", "\"NVIDIA H200\""));
+  s.write("host.real.json",
+          check_report("libtorch", "cpu", "CPU_CHECK_PASSED", "null",
+                       R"({"status": "ok", "driver_version": "570.86.15"})"));
+  s.write("device.fault.json",
+          check_report("override", "cuda", "GPU_CHECK_PASSED", "\"Simulated\"",
+                       R"({"status": "ok", "driver_version": "550.54.15"})"));
+  s.write("cli.usage.json", "not json");
+  s.write("cli.usage.stderr.txt", "ignored: not .json");
+  std::vector<std::string> warnings;
+  const Certificate c = read_case_reports(s.dir, warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("cli.usage.json"), std::string::npos);
+  EXPECT_EQ(c.reports, 4u);
+  EXPECT_EQ(c.real_reports, 3u);
+  EXPECT_EQ(c.check_version, "1.0.0");
+  EXPECT_EQ(c.libtorch_version, "2.15.0");
+  EXPECT_EQ(c.backend, "cuda");
+  EXPECT_EQ(c.cuda_version, "13.2");
+  EXPECT_EQ(c.hip_version, "none");
+  EXPECT_EQ(c.gpu_model, "NVIDIA H200");
+  EXPECT_EQ(c.gpu_capability, "9.0");
+  // Each of the two per-GPU cases saw one GPU (a resource spec): two GPUs were certified.
+  EXPECT_EQ(c.gpu_count, "2");
+  EXPECT_EQ(c.driver_version, "570.86.15");
+  EXPECT_EQ(c.commit, "unknown");
+  EXPECT_EQ(c.gpu_declared, "not said");
+  EXPECT_THROW(read_case_reports(s.dir / "missing", warnings), InputError);
+}
+
+TEST(JunitCertificate, NothingToldStaysUnknown) {
+  Scratch s("empty");
+  s.write("import.missing.json",
+          R"({"tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "probe": "libtorch"},)"
+          R"( "requested": {"device": "cuda"}, "pytorch": {"version": null},)"
+          R"( "host": {"status": "not_found", "driver_version": null}})");
+  std::vector<std::string> warnings;
+  const Certificate c = read_case_reports(s.dir, warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(c.libtorch_version, "unknown");
+  EXPECT_EQ(c.backend, "unknown");
+  EXPECT_EQ(c.cuda_version, "unknown");
+  EXPECT_EQ(c.gpu_model, "none");
+  EXPECT_EQ(c.gpu_count, "unknown");
+  EXPECT_EQ(c.driver_version, "not available (host check: not_found)");
+}
+
+TEST(JunitCertificate, PathsBecomeRelativeOrHidden) {
+  Scratch s("paths");
+  s.write("harness/expectations.cpp", "");
+  PathScrub scrub;
+  scrub.source_root = s.dir;
+  scrub.prefixes = {{"/tmp", "<tmp>"}};
+  const std::string root = s.dir.string();
+  EXPECT_EQ(scrub_paths(root + "/suites/a.cpp:12", scrub), "suites/a.cpp:12");
+  // GoogleTest's file of a build made in another folder: the project's file.
+  EXPECT_EQ(scrub_paths("/builds/x/harness/expectations.cpp:425\nwhy", scrub),
+            "harness/expectations.cpp:425\nwhy");
+  EXPECT_EQ(scrub_paths("ran /tmp/kd-case-1/out.json.", scrub), "ran <tmp>/kd-case-1/out.json.");
+  // Not paths of this machine: JSON pointers, relative paths, a system tool.
+  EXPECT_EQ(scrub_paths("/execution/device a/b /usr/bin/env", scrub),
+            "/execution/device a/b /usr/bin/env");
+}
+
+TEST(JunitCertificate, ACaseIsFoundWhereItIsDeclared) {
+  Scratch s("decl");
+  s.write("suites/cli_cases.cpp", "// cli\n  Case(\"usage_ok\", \"cli\")\n  usage(\"bad\", {})\n");
+  EXPECT_EQ(case_declaration(s.dir, "usage_ok"), "suites/cli_cases.cpp:2");
+  EXPECT_EQ(case_declaration(s.dir, "bad"), "suites/cli_cases.cpp:3");
+  EXPECT_EQ(case_declaration(s.dir, "usage"), "");
+  EXPECT_EQ(case_declaration(fs::path(), "usage_ok"), "");
+}
+
+Report certified_report(bool failing) {
+  Report report;
+  report.title = "kd";
+  report.variant = "pypi";
+  ReportCase pass{"cli", "ok", 0.25, Verdict::Passed, "", "", "", ""};
+  ReportCase skip{"cli", "gpu", 0, Verdict::Skipped, "", "no GPU", "", ""};
+  ReportCase fail{"probe", "bad", 1, Verdict::Failure, "assertion", "wrong product",
+                  "/src/x.cpp:3\nwrong product\ndetails", "tail"};
+  report.suites = {{"cli", {pass, skip}}};
+  if (failing) report.suites.push_back({"probe", {fail}});
+  Certificate c;
+  c.check_version = "1.0.0";
+  c.commit = "abc";
+  c.libtorch_version = "2.15.0";
+  c.gpu_model = "NVIDIA H200";
+  c.gpu_count = "1";
+  c.gpu_declared = "yes";
+  report.certificate = c;
+  return report;
+}
+
+TEST(JunitCertificate, EveryReasonComesFirstInItsBody) {
+  Report report = certified_report(true);
+  localize(report, PathScrub{});
+  EXPECT_EQ(report.suites[0].cases[1].body, "no GPU");
+  EXPECT_EQ(report.suites[1].cases[0].body, "wrong product\n/src/x.cpp:3\nwrong product\ndetails");
+  EXPECT_EQ(report.suites[0].cases[0].body, "");  // a pass has none
+}
+
+TEST(JunitCertificate, APassingRunIsCertifiedInPlainWords) {
+  Report report = certified_report(false);
+  add_certificate_case(report);
+  ASSERT_EQ(report.suites.size(), 2u);
+  EXPECT_EQ(report.suites[0].name, "certificate");
+  const ReportCase& c = report.suites[0].cases.at(0);
+  EXPECT_EQ(c.verdict, Verdict::Passed);
+  EXPECT_EQ(c.name, "certificate");
+  EXPECT_NE(c.system_out.find("kd 1.0.0 (commit abc), variant pypi: CERTIFIED"), std::string::npos)
+      << c.system_out;
+  EXPECT_NE(c.system_out.find("GPU: NVIDIA H200 (count 1"), std::string::npos) << c.system_out;
+  EXPECT_NE(c.system_out.find("Per layer: cli 1 passed, 1 skipped."), std::string::npos)
+      << c.system_out;
+
+  const std::string xml = write_junit(report);
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
+  for (const auto* suite = doc.RootElement()->FirstChildElement("testsuite"); suite;
+       suite = suite->NextSiblingElement("testsuite")) {
+    const auto* properties = suite->FirstChildElement("properties");
+    ASSERT_NE(properties, nullptr);
+    EXPECT_EQ(attribute_of_each(properties, "property", "name"),
+              (std::vector<std::string>{
+                  "kernodeck.variant", "kernodeck.check.version", "kernodeck.check.commit",
+                  "kernodeck.libtorch.version", "kernodeck.backend", "kernodeck.cuda.version",
+                  "kernodeck.hip.version", "kernodeck.gpu.model", "kernodeck.gpu.capability",
+                  "kernodeck.gpu.count", "kernodeck.driver.version", "kernodeck.gpu.declared",
+                  "kernodeck.case_reports"}));
+  }
+  EXPECT_NE(xml.find("classname=\"kernodeck.certificate\""), std::string::npos) << xml;
+  // A report read back by --merge keeps its certificate.
+  EXPECT_NO_THROW(merge_reports({{"a.xml", xml}}, "kd"));
+}
+
+TEST(JunitCertificate, AFailingRunIsNotCertifiedAndItsCaseFails) {
+  Report report = certified_report(true);
+  add_certificate_case(report);
+  const ReportCase& c = report.suites[0].cases.at(0);
+  EXPECT_EQ(c.verdict, Verdict::Failure);
+  EXPECT_EQ(c.type, "certificate");
+  EXPECT_EQ(c.message, "not certified: 1 failure and 0 errors");
+  EXPECT_EQ(c.body.substr(0, c.body.find('\n')), c.message);
+  EXPECT_NE(c.body.find("NOT CERTIFIED"), std::string::npos) << c.body;
+  EXPECT_EQ(summary_line(report.counts()), "tests=4 passed=1 failures=2 errors=0 skipped=1");
+}
+
+TEST(JunitSummary, MarkdownHoldsTheCertificateAndEveryReason) {
+  Report report = certified_report(true);
+  add_certificate_case(report);
+  const std::string md = summary_markdown(write_junit(report));
+  EXPECT_EQ(md.rfind("# kd: certificate\n", 0), 0u) << md;
+  EXPECT_NE(md.find("## certificate [pypi]\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("NOT CERTIFIED"), std::string::npos) << md;
+  EXPECT_NE(md.find("| pypi | `kernodeck.cli.gpu` | skipped | no GPU |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| pypi | `kernodeck.probe.bad` | failed | wrong product |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("kernodeck.cli.ok"), std::string::npos) << md;
+  EXPECT_EQ(md.find("kernodeck.certificate.certificate"), std::string::npos) << md;
+
+  Report passing = certified_report(false);
+  add_certificate_case(passing);
+  const std::string clean = summary_markdown(write_junit(passing));
+  EXPECT_NE(clean.find("CERTIFIED, no case failed"), std::string::npos) << clean;
+  EXPECT_NE(clean.find("| variant | case | verdict | reason |\n|---|---|---|---|\n"
+                       "| pypi | `kernodeck.cli.gpu` | skipped | no GPU |\n"),
+            std::string::npos)
+      << clean;
+  EXPECT_THROW(summary_markdown("not xml"), InputError);
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 // kernodeck-junit: rewrites CTest's JUnit into a report that validates against junit-10.xsd
-// and that dashboards show per case: classname = the layer, name = the case id; and merges such
-// reports, one per build variant, into one.
+// and that dashboards show per case: classname = "kernodeck.<layer>", name = the case id; and
+// merges such reports, one per build variant, into one.
 //
 //   kernodeck-junit --ctest-junit FILE --gtest-xml DIR --output FILE
 //                   [--ctest-tests FILE] [--variant NAME] [--title NAME]
-//   kernodeck-junit --merge FILE... --output FILE [--title NAME]
+//                   [--cases DIR [--commit TEXT] [--gpu-declared yes|no]]
+//                   [--source-root DIR] [--hide-prefix DIR]... [--summary FILE]
+//   kernodeck-junit --merge FILE... --output FILE [--title NAME] [--summary FILE]
 //
 // --ctest-junit   what `ctest --output-junit FILE` wrote.
 // --gtest-xml     the folder given to gtest_discover_tests(XML_OUTPUT_DIR); searched
@@ -15,13 +17,28 @@
 // --variant       the build variant this CTest run certified (e.g. which libtorch), when several
 //                 are certified in separate build trees: every <testsuite> is then named
 //                 "<layer> [NAME]" and carries <property name="kernodeck.variant" value="NAME"/>;
-//                 classname and name of each case stay as they are. Without it, no properties.
+//                 classname and name of each case stay as they are. Without it (and without
+//                 --cases), no properties.
 // --merge         reports this tool wrote (one per variant): their <testsuite> elements, in the
 //                 order given, go unchanged into one <testsuites> whose counts and time are the
 //                 sums. An input that is not such a report is an error. Excludes --ctest-junit,
 //                 --gtest-xml, --ctest-tests and --variant; one of --ctest-junit and --merge is
 //                 required.
 // --title         the report's name (<testsuites name>), "kernodeck-diagnostic" by default.
+// --cases         the suite's folder of the check's own reports (reports/<variant>/cases): what
+//                 they say (check version, libtorch, backend, CUDA/HIP, GPU model and count,
+//                 driver) becomes properties of every <testsuite>, and a first suite
+//                 "certificate" holds one case stating the certificate in plain words (failed
+//                 when any case failed or erred). Facts about the machine come only from
+//                 reports the real probe made; a fact no report tells is "unknown".
+// --commit        the commit the check was built from (reports carry none).
+// --gpu-declared  whether the runner declared a GPU (KERNODECK_EXPECT_GPU=1): yes or no.
+// --source-root   the project's folder: paths under it become relative, GoogleTest's file of a
+//                 build made elsewhere becomes the project's file, and each skip, failure and
+//                 error names where its case is declared in suites/.
+// --hide-prefix   a folder (e.g. the temporary folder) whose paths become "<name>/...".
+// --summary       also write a Markdown summary: the certificate and a table of the failures,
+//                 errors and skips with their reasons.
 //
 // Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
 // exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
@@ -109,10 +126,36 @@ int main(int argc, char** argv) {
           ->type_name("FILE")
           ->expected(1, -1);
   app.add_option("--title", title, "name of the report (<testsuites name>)")->type_name("NAME");
+  std::string cases_dir, commit, gpu_declared, source_root, summary;
+  std::vector<std::string> hidden;
+  CLI::Option* cases_option =
+      app.add_option("--cases", cases_dir,
+                     "the check's own reports of the run: the certificate's facts")
+          ->type_name("DIR");
+  CLI::Option* commit_option =
+      app.add_option("--commit", commit, "the commit the check was built from")
+          ->type_name("TEXT")
+          ->needs(cases_option);
+  CLI::Option* declared_option =
+      app.add_option("--gpu-declared", gpu_declared, "whether the runner declared a GPU")
+          ->check(CLI::IsMember({"yes", "no"}))
+          ->needs(cases_option);
+  CLI::Option* root_option =
+      app.add_option("--source-root", source_root, "paths under it become relative")
+          ->type_name("DIR");
+  CLI::Option* hide_option =
+      app.add_option("--hide-prefix", hidden, "a folder whose paths become <name>/...")
+          ->type_name("DIR");
+  app.add_option("--summary", summary, "also write a Markdown summary")->type_name("FILE");
   merge_option->excludes(ctest_junit_option)
       ->excludes(gtest_option)
       ->excludes(tests_option)
-      ->excludes(variant_option);
+      ->excludes(variant_option)
+      ->excludes(cases_option)
+      ->excludes(commit_option)
+      ->excludes(declared_option)
+      ->excludes(root_option)
+      ->excludes(hide_option);
   try {
     app.parse(argc, argv);
     // Checked here rather than with needs(), so that --merge with --ctest-junit is reported as
@@ -133,6 +176,7 @@ int main(int argc, char** argv) {
       for (const std::string& warning : merged.warnings)
         std::cerr << "kernodeck-junit: warning: " << warning << '\n';
       write_output(output, merged.xml);
+      if (!summary.empty()) write_output(summary, kd::junit::summary_markdown(merged.xml));
       std::cout << kd::junit::summary_line(merged.counts) << std::endl;
       return 0;
     }
@@ -148,7 +192,30 @@ int main(int argc, char** argv) {
 
     kd::junit::Report report = kd::junit::convert(run, gtest, infos, title);
     report.variant = variant;
-    write_output(output, kd::junit::write_junit(report));
+    if (!cases_dir.empty()) {
+      std::vector<std::string> notes;
+      kd::junit::Certificate certificate = kd::junit::read_case_reports(cases_dir, notes);
+      for (const std::string& note : notes) std::cerr << "kernodeck-junit: " << note << '\n';
+      if (!commit.empty()) certificate.commit = commit;
+      if (!gpu_declared.empty()) certificate.gpu_declared = gpu_declared;
+      report.certificate = certificate;
+    }
+    kd::junit::PathScrub scrub;
+    if (!source_root.empty()) {
+      std::string root = std::filesystem::absolute(source_root).lexically_normal().string();
+      while (root.size() > 1 && root.back() == '/') root.pop_back();
+      scrub.source_root = root;
+    }
+    for (std::string prefix : hidden) {
+      while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+      const std::string name = std::filesystem::path(prefix).filename().string();
+      scrub.prefixes.emplace_back(prefix, "<" + (name.empty() ? std::string("hidden") : name) + ">");
+    }
+    kd::junit::localize(report, scrub);
+    kd::junit::add_certificate_case(report);
+    const std::string xml = kd::junit::write_junit(report);
+    write_output(output, xml);
+    if (!summary.empty()) write_output(summary, kd::junit::summary_markdown(xml));
     std::cout << kd::junit::summary_line(report.counts()) << std::endl;
   } catch (const kd::junit::InputError& e) {
     std::cerr << "kernodeck-junit: error: " << e.what() << '\n';

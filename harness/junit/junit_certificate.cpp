@@ -1,0 +1,428 @@
+// What a run certified: the facts learned from the check's own reports, the plain-words
+// certificate, paths made relative, and the Markdown summary.
+#include <nlohmann/json.hpp>
+#include <tinyxml2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "junit_convert.hpp"
+
+namespace kd::junit {
+namespace {
+
+using nlohmann::json;
+
+std::string read_text(const std::filesystem::path& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  ok = static_cast<bool>(in) || in.eof();
+  return content.str();
+}
+
+std::string join(const std::set<std::string>& values, const std::string& otherwise) {
+  if (values.empty()) return otherwise;
+  std::string out;
+  for (const std::string& v : values) out += (out.empty() ? "" : ", ") + v;
+  return out;
+}
+
+const json* at(const json& doc, const char* pointer) {
+  json::json_pointer p(pointer);
+  return doc.contains(p) ? &doc.at(p) : nullptr;
+}
+
+std::string text_at(const json& doc, const char* pointer) {
+  const json* v = at(doc, pointer);
+  return v && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+bool is_path_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '.' || c == '_' ||
+         c == '-' || c == '+' || c == '@' || c == '~';
+}
+
+bool is_file(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec);
+}
+
+// One absolute path, made relative or anonymous (see scrub_paths).
+std::string scrub_one(const std::string& path, const PathScrub& scrub) {
+  const std::string root = scrub.source_root.empty() ? "" : scrub.source_root.string();
+  if (!root.empty()) {
+    if (path == root) return ".";
+    if (path.size() > root.size() + 1 && path.compare(0, root.size(), root) == 0 &&
+        path[root.size()] == '/')
+      return path.substr(root.size() + 1);
+    // A file of this project compiled elsewhere: its longest tail that is a file here.
+    for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
+         slash = path.find('/', slash + 1)) {
+      const std::string tail = path.substr(slash + 1);
+      if (tail.find('/') != std::string::npos && is_file(scrub.source_root / tail))
+        return tail;
+    }
+  }
+  for (const auto& [prefix, replacement] : scrub.prefixes) {
+    if (prefix.empty() || prefix == "/") continue;
+    if (path == prefix) return replacement;
+    if (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+        path[prefix.size()] == '/')
+      return replacement + path.substr(prefix.size());
+  }
+  return path;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+void count(Counts& counts, Verdict verdict) {
+  ++counts.tests;
+  switch (verdict) {
+    case Verdict::Passed: ++counts.passed; break;
+    case Verdict::Failure: ++counts.failures; break;
+    case Verdict::Error: ++counts.errors; break;
+    case Verdict::Skipped: ++counts.skipped; break;
+  }
+}
+
+std::string layer_result(const Counts& c) {
+  std::string out = std::to_string(c.passed) + " passed";
+  if (c.failures) out += ", " + std::to_string(c.failures) + " failed";
+  if (c.errors) out += ", " + plural(c.errors, "error", "errors");
+  if (c.skipped) out += ", " + std::to_string(c.skipped) + " skipped";
+  return out;
+}
+
+constexpr const char* kCertificateLayer = "certificate";
+
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : first_line(text)) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\r' || c == '\t') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out.empty() ? "(no reason given)" : out;
+}
+
+}  // namespace
+
+Certificate read_case_reports(const std::filesystem::path& dir,
+                              std::vector<std::string>& warnings) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw InputError("case reports folder " + dir.string() + " does not exist");
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
+  }
+  if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+
+  Certificate c;
+  std::set<std::string> versions, torch, backends, cuda, hip, models, capabilities, drivers,
+      host_statuses;
+  std::optional<long long> visible;
+  std::size_t per_gpu_passes = 0;
+  for (const fs::path& file : files) {
+    bool ok = false;
+    const std::string text = read_text(file, ok);
+    const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!ok || doc.is_discarded() || !doc.is_object() ||
+        text_at(doc, "/tool/name") != "kernodeck-diagnostic") {
+      warnings.push_back("ignored " + file.filename().string() +
+                         ": not a report of kernodeck-diagnostic");
+      continue;
+    }
+    ++c.reports;
+    if (std::string v = text_at(doc, "/tool/version"); !v.empty()) versions.insert(v);
+    // The fault-injecting probe's facts are simulations, never the machine's.
+    if (text_at(doc, "/tool/probe") != "libtorch") continue;
+    ++c.real_reports;
+    if (std::string v = text_at(doc, "/pytorch/version"); !v.empty()) {
+      torch.insert(v);
+      if (std::string b = text_at(doc, "/pytorch/backend"); !b.empty()) backends.insert(b);
+      std::string cu = text_at(doc, "/pytorch/cuda");
+      cuda.insert(cu.empty() ? "none" : cu);
+      std::string hi = text_at(doc, "/pytorch/hip");
+      hip.insert(hi.empty() ? "none" : hi);
+    }
+    if (text_at(doc, "/requested/device") == "cuda") {
+      const json* n = at(doc, "/pytorch/visible_device_count");
+      if (n && n->is_number_integer()) visible = std::max(visible.value_or(0), n->get<long long>());
+      if (text_at(doc, "/code") == "GPU_CHECK_PASSED") {
+        if (std::string m = text_at(doc, "/execution/device_name"); !m.empty()) models.insert(m);
+        if (std::string k = text_at(doc, "/execution/capability"); !k.empty())
+          capabilities.insert(k);
+        // The suite's real-GPU cases pass once per GPU, each seeing only its own GPU when
+        // CTest hands them out (a resource spec).
+        if (file.filename().string().find("gpu_pass_index_") != std::string::npos)
+          ++per_gpu_passes;
+      }
+    }
+    const json* host = at(doc, "/host");
+    if (host && host->is_object()) {
+      std::string status = text_at(doc, "/host/status");
+      host_statuses.insert(status.empty() ? "unknown" : status);
+      if (std::string d = text_at(doc, "/host/driver_version"); status == "ok" && !d.empty())
+        drivers.insert(d);
+    }
+  }
+  c.check_version = join(versions, "unknown");
+  c.libtorch_version = join(torch, "unknown");
+  c.backend = join(backends, "unknown");
+  c.cuda_version = join(cuda, "unknown");
+  c.hip_version = join(hip, "unknown");
+  c.gpu_model = join(models, "none");
+  c.gpu_capability = join(capabilities, "none");
+  if (visible || per_gpu_passes > 0)
+    c.gpu_count = std::to_string(std::max<long long>(visible.value_or(0),
+                                                     static_cast<long long>(per_gpu_passes)));
+  if (!drivers.empty()) {
+    c.driver_version = join(drivers, "");
+  } else if (!host_statuses.empty()) {
+    c.driver_version = "not available (host check: " + join(host_statuses, "") + ")";
+  }
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> certificate_properties(
+    const Certificate& c, const std::string& variant) {
+  std::vector<std::pair<std::string, std::string>> p;
+  if (!variant.empty()) p.emplace_back(kVariantProperty, variant);
+  p.emplace_back("kernodeck.check.version", c.check_version);
+  p.emplace_back("kernodeck.check.commit", c.commit);
+  p.emplace_back("kernodeck.libtorch.version", c.libtorch_version);
+  p.emplace_back("kernodeck.backend", c.backend);
+  p.emplace_back("kernodeck.cuda.version", c.cuda_version);
+  p.emplace_back("kernodeck.hip.version", c.hip_version);
+  p.emplace_back("kernodeck.gpu.model", c.gpu_model);
+  p.emplace_back("kernodeck.gpu.capability", c.gpu_capability);
+  p.emplace_back("kernodeck.gpu.count", c.gpu_count);
+  p.emplace_back("kernodeck.driver.version", c.driver_version);
+  p.emplace_back("kernodeck.gpu.declared", c.gpu_declared);
+  p.emplace_back("kernodeck.case_reports",
+                 std::to_string(c.reports) + " (" + std::to_string(c.real_reports) +
+                     " by the real probe)");
+  return p;
+}
+
+std::string scrub_paths(std::string_view text, const PathScrub& scrub) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const bool starts = text[i] == '/' && (i == 0 || !is_path_char(text[i - 1])) &&
+                        i + 1 < text.size() && is_path_char(text[i + 1]) && text[i + 1] != '/';
+    if (!starts) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && is_path_char(text[end])) ++end;
+    std::string path(text.substr(i, end - i));
+    // A sentence's full stop is not part of the path.
+    std::string trailing;
+    while (!path.empty() && path.back() == '.') {
+      trailing += '.';
+      path.pop_back();
+    }
+    out += scrub_one(path, scrub) + trailing;
+    i = end;
+  }
+  return out;
+}
+
+std::string case_declaration(const std::filesystem::path& source_root, const std::string& id) {
+  namespace fs = std::filesystem;
+  if (source_root.empty() || id.empty()) return "";
+  // Read once per source root: every case of a report asks.
+  static std::map<std::string, std::vector<std::pair<std::string, std::vector<std::string>>>>
+      cache;
+  auto [it, inserted] = cache.try_emplace(source_root.string());
+  if (inserted) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator d(source_root / "suites", ec), end; !ec && d != end;
+         d.increment(ec)) {
+      if (d->path().extension() == ".cpp") files.push_back(d->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      bool ok = false;
+      it->second.emplace_back("suites/" + f.filename().string(), lines_of(read_text(f, ok)));
+    }
+  }
+  // Case("<id>", ...) or a helper of the table: host_case("<id>", ...).
+  const std::string needle = "(\"" + id + "\"";
+  for (const auto& [name, lines] : it->second) {
+    for (std::size_t n = 0; n < lines.size(); ++n) {
+      if (lines[n].find(needle) != std::string::npos) return name + ":" + std::to_string(n + 1);
+    }
+  }
+  return "";
+}
+
+void localize(Report& report, const PathScrub& scrub) {
+  for (ReportSuite& suite : report.suites) {
+    for (ReportCase& c : suite.cases) {
+      c.message = scrub_paths(c.message, scrub);
+      c.body = scrub_paths(c.body, scrub);
+      c.system_out = scrub_paths(c.system_out, scrub);
+      if (c.verdict == Verdict::Passed) continue;
+      // The reason first, then where it was found.
+      if (c.body.empty()) {
+        c.body = c.message;
+      } else if (first_line(c.body) != c.message) {
+        c.body = c.message + "\n" + c.body;
+      }
+      if (std::string where = case_declaration(scrub.source_root, c.name); !where.empty())
+        c.body += (c.body.empty() || c.body.back() == '\n' ? "" : "\n") +
+                  std::string("Case declared at ") + where;
+    }
+  }
+}
+
+std::string certificate_text(const Report& report, const Counts& counts) {
+  const Certificate c = report.certificate.value_or(Certificate{});
+  const bool certified = counts.failures == 0 && counts.errors == 0;
+  std::string out = report.title + " " + c.check_version + " (commit " + c.commit + ")";
+  if (!report.variant.empty()) out += ", variant " + report.variant;
+  out += certified ? ": CERTIFIED, no case failed.\n"
+                   : ": NOT CERTIFIED, " + plural(counts.failures, "failure", "failures") +
+                         " and " + plural(counts.errors, "error", "errors") + ".\n";
+  out += "Certified against libtorch " + c.libtorch_version + " (backend " + c.backend +
+         ", CUDA " + c.cuda_version + ", HIP " + c.hip_version + ").\n";
+  out += "GPU: " + c.gpu_model + " (count " + c.gpu_count + ", capability " + c.gpu_capability +
+         "), driver " + c.driver_version + "; the runner declared a GPU: " + c.gpu_declared +
+         ".\n";
+  out += "Result: " + plural(counts.tests, "case", "cases") + ", " +
+         std::to_string(counts.passed) + " passed, " + std::to_string(counts.failures) +
+         " failed, " + plural(counts.errors, "error", "errors") + ", " +
+         std::to_string(counts.skipped) + " skipped (a skip is a promise this runner cannot "
+         "show; its reason says why).\n";
+  out += "Per layer:";
+  bool first = true;
+  for (const ReportSuite& suite : report.suites) {
+    if (suite.name == kCertificateLayer) continue;
+    Counts layer;
+    for (const ReportCase& rc : suite.cases) count(layer, rc.verdict);
+    out += std::string(first ? " " : "; ") + suite.name + " " + layer_result(layer);
+    first = false;
+  }
+  out += first ? " none.\n" : ".\n";
+  out += "Facts about the machine come from the check's own reports made by the real probe (" +
+         std::to_string(c.real_reports) + " of " + std::to_string(c.reports) + ").\n";
+  return out;
+}
+
+void add_certificate_case(Report& report) {
+  if (!report.certificate) return;
+  const Counts counts = report.counts();
+  ReportCase rc;
+  rc.classname = kCertificateLayer;
+  rc.name = kCertificateLayer;
+  const std::string text = certificate_text(report, counts);
+  if (counts.failures == 0 && counts.errors == 0) {
+    rc.verdict = Verdict::Passed;
+    rc.system_out = text;
+  } else {
+    rc.verdict = Verdict::Failure;
+    rc.type = "certificate";
+    rc.message = "not certified: " + plural(counts.failures, "failure", "failures") + " and " +
+                 plural(counts.errors, "error", "errors");
+    rc.body = rc.message + "\n" + text;
+  }
+  report.suites.insert(report.suites.begin(), ReportSuite{kCertificateLayer, {std::move(rc)}});
+}
+
+std::string summary_markdown(const std::string& junit_xml) {
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(junit_xml.data(), junit_xml.size()) != tinyxml2::XML_SUCCESS)
+    throw InputError(std::string("the report is not well-formed XML: ") + doc.ErrorStr());
+  const tinyxml2::XMLElement* root = doc.RootElement();
+  if (!root || std::string(root->Name()) != "testsuites")
+    throw InputError("the report's root is not <testsuites>");
+  auto attr = [](const tinyxml2::XMLElement* e, const char* name) {
+    const char* v = e->Attribute(name);
+    return std::string(v ? v : "");
+  };
+  auto text_of = [](const tinyxml2::XMLElement* e) {
+    const char* t = e ? e->GetText() : nullptr;
+    return std::string(t ? t : "");
+  };
+
+  std::string certificates, rows;
+  std::size_t listed = 0;
+  for (const auto* s = root->FirstChildElement("testsuite"); s;
+       s = s->NextSiblingElement("testsuite")) {
+    std::string variant;
+    if (const auto* props = s->FirstChildElement("properties")) {
+      for (const auto* p = props->FirstChildElement("property"); p;
+           p = p->NextSiblingElement("property")) {
+        if (attr(p, "name") == kVariantProperty) variant = attr(p, "value");
+      }
+    }
+    for (const auto* tc = s->FirstChildElement("testcase"); tc;
+         tc = tc->NextSiblingElement("testcase")) {
+      const std::string classname = attr(tc, "classname");
+      if (classname == std::string(kClassPrefix) + kCertificateLayer) {
+        const auto* failure = tc->FirstChildElement("failure");
+        std::string text = failure ? text_of(failure) : text_of(tc->FirstChildElement("system-out"));
+        if (failure) text = text.substr(text.find('\n') + 1);  // the message repeats line one
+        certificates += "## " + attr(s, "name") + "\n\n";
+        for (const std::string& line : lines_of(text)) certificates += line + "  \n";
+        certificates += "\n";
+        continue;
+      }
+      const char* verdicts[] = {"failure", "error", "skipped"};
+      for (const char* v : verdicts) {
+        const auto* e = tc->FirstChildElement(v);
+        if (!e) continue;
+        const std::string shown = std::string(v) == "failure" ? "failed"
+                                  : std::string(v) == "error" ? "error"
+                                                              : "skipped";
+        rows += "| " + markdown_cell(variant.empty() ? "-" : variant) + " | `" + classname +
+                "." + attr(tc, "name") + "` | " + shown + " | " +
+                markdown_cell(attr(e, "message")) + " |\n";
+        ++listed;
+      }
+    }
+  }
+  std::string out = "# " + attr(root, "name") + ": certificate\n\n";
+  out += "tests " + attr(root, "tests") + ", failures " + attr(root, "failures") + ", errors " +
+         attr(root, "errors") + ".\n\n";
+  out += certificates.empty() ? "No certificate in this report (kernodeck-junit without --cases).\n\n"
+                              : certificates;
+  out += "## Failures, errors and skips\n\n";
+  if (listed == 0) {
+    out += "None.\n";
+  } else {
+    out += "| variant | case | verdict | reason |\n|---|---|---|---|\n" + rows;
+  }
+  return out;
+}
+
+}  // namespace kd::junit

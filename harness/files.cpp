@@ -23,9 +23,15 @@ std::vector<std::string> folder_entries(const std::string& dir) {
 std::optional<std::string> read_file(const std::string& path, size_t limit) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::string data(limit, '\0');
-  in.read(data.data(), static_cast<std::streamsize>(limit));
-  data.resize(static_cast<size_t>(in.gcount()));
+  // Read as far as the file goes, never allocating the whole limit up front.
+  std::string data;
+  char chunk[1 << 16];
+  while (data.size() < limit) {
+    size_t want = std::min(sizeof chunk, limit - data.size());
+    in.read(chunk, static_cast<std::streamsize>(want));
+    data.append(chunk, static_cast<size_t>(in.gcount()));
+    if (static_cast<size_t>(in.gcount()) < want) break;
+  }
   return data;
 }
 

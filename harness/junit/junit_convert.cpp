@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <initializer_list>
+#include <set>
 #include <locale>
 #include <sstream>
 #include <system_error>
@@ -261,6 +262,24 @@ Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
   };
 
   switch (c.status) {
+    case CtestStatus::Started:
+      if (g && !g->failures.empty()) {
+        fail_with_assertions("");
+        break;
+      }
+      if (g) {
+        if (g->skipped) skip_as_recorded();
+        return draft;
+      }
+      r.verdict = Verdict::Error;
+      r.type = "crash";
+      r.message = "the case started but GoogleTest recorded no verdict: the test program "
+                  "crashed, was killed or was stopped by a timeout";
+      r.body = r.message + "\n" + stale_note +
+               "No CTest output exists for it in this report; rerun the case with "
+               "`ctest --output-on-failure -R` to see it.";
+      break;
+
     case CtestStatus::Disabled:
       r.verdict = Verdict::Skipped;
       r.message = "disabled in CTest (DISABLED property)";
@@ -466,6 +485,7 @@ std::vector<GtestCase> parse_gtest_xml(const std::string& xml, const std::string
       if (c.suite.empty() || c.name.empty()) continue;
       c.source = source;
       c.timestamp = attr(tc, "timestamp");
+      c.time = parse_double(attr(tc, "time"));
       if (c.timestamp.empty()) c.timestamp = attr(suite, "timestamp");
       if (c.timestamp.empty()) c.timestamp = attr(root, "timestamp");
       for (auto* f = tc->FirstChildElement("failure"); f; f = f->NextSiblingElement("failure")) {
@@ -520,6 +540,49 @@ GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::str
     }
   }
   return index;
+}
+
+// ---- A run without CTest's JUnit ------------------------------------------------------------
+
+CtestRun run_from_started(const std::filesystem::path& dir, const GtestIndex& gtest,
+                          std::vector<std::string>& warnings) {
+  namespace fs = std::filesystem;
+  std::set<std::string> names;
+  for (const auto& [name, c] : gtest.cases()) names.insert(name);
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) {
+    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
+    const std::string suffix = kStartedSuffix;
+    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
+      const std::string file = it->path().filename().string();
+      if (file.size() <= suffix.size() ||
+          file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0 ||
+          !it->is_regular_file(ec))
+        continue;
+      std::string text;
+      try {
+        text = read_file(it->path());
+      } catch (const InputError& e) {
+        warnings.push_back(std::string("ignored ") + e.what());
+        continue;
+      }
+      for (std::string_view line : split_lines(text)) {
+        line = trim(line);
+        if (!line.empty()) names.emplace(line);
+      }
+    }
+  }
+  CtestRun run;
+  for (const std::string& name : names) {
+    CtestCase c;
+    c.name = name;
+    c.status = CtestStatus::Started;
+    if (const GtestCase* g = gtest.find(name)) c.time = g->time;
+    run.cases.push_back(std::move(c));
+  }
+  return run;
 }
 
 // ---- ctest --show-only=json-v1 ---------------------------------------------------------------

@@ -21,7 +21,9 @@ struct InputError : std::runtime_error {
 
 // ---- CTest's own JUnit (ctest --output-junit) -------------------------------------------------
 
-enum class CtestStatus { Passed, Failed, NotRun, Disabled };
+// Started: no CTest verdict exists (a run converted by its own cleanup test, which reads only
+// GoogleTest's XML and the marks of the cases that started, see run_from_started).
+enum class CtestStatus { Passed, Failed, NotRun, Disabled, Started };
 
 struct CtestCase {
   std::string name;    // the CTest test name, e.g. "cli.run/usage_unknown_option"
@@ -49,6 +51,7 @@ struct GtestCase {
   std::string skip_text;
   std::string timestamp;  // when the case started, local time; may be empty
   std::string source;     // the file it came from, for messages
+  double time = 0;        // seconds, as GoogleTest measured the case
 
   std::string full_name() const { return suite + "." + name; }
 };
@@ -64,6 +67,7 @@ class GtestIndex {
   void add(GtestCase c);
   const GtestCase* find(const std::string& full_name) const;
   std::size_t size() const { return cases_.size(); }
+  const std::map<std::string, GtestCase>& cases() const { return cases_; }
 
  private:
   std::map<std::string, GtestCase> cases_;
@@ -72,6 +76,20 @@ class GtestIndex {
 // Unreadable or foreign XML files are reported through `warnings` and otherwise ignored: a
 // half-written file from a killed process must not stop the report.
 GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::string>& warnings);
+
+// ---- A run without CTest's JUnit --------------------------------------------------------------
+
+// What a conformance program leaves beside GoogleTest's XML file when a case starts (see
+// harness/started_mark.cpp): "<xml file>.started", holding the case's full GoogleTest name.
+inline constexpr const char* kStartedSuffix = ".started";
+
+// The run as the cases themselves recorded it, for the cleanup test of a plain `ctest` run,
+// which cannot see CTest's selection: every case that left a ".started" mark or a verdict in
+// `dir` (emptied when the run began), in name order, each Started with GoogleTest's time:
+// convert() takes the verdict from GoogleTest's XML, and reports a case that started and
+// wrote none (crashed, killed, timed out) as an error.
+CtestRun run_from_started(const std::filesystem::path& dir, const GtestIndex& gtest,
+                          std::vector<std::string>& warnings);
 
 // ---- ctest --show-only=json-v1 -----------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <string>
 
@@ -291,6 +292,68 @@ TEST(JunitVerdict, CollidingCaseIdsKeepTheWholeTestName) {
   EXPECT_EQ(report.suites[0].cases[2].name, "b");
   EXPECT_EQ(report.suites[1].name, "Unit");
   EXPECT_EQ(report.suites[1].cases[0].name, "Table");
+}
+
+// A plain `ctest` run's cleanup test sees only what the cases left: GoogleTest's XML and the
+// ".started" marks. Every case that left either is in the report with GoogleTest's verdict;
+// one that started and left no verdict is an error; nothing else is.
+TEST(JunitStartedRun, EveryCaseThatStartedHasItsVerdictAndOneWithoutIsAnError) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("kd-junit-started-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "cli.run");
+  auto write = [](const fs::path& path, const std::string& text) {
+    std::ofstream(path) << text;
+  };
+  auto gtest_xml = [](const std::string& name, const std::string& inner) {
+    return R"(<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="1" timestamp="2026-03-01T10:00:01"><testsuite name="cli" tests="1">
+<testcase name=")" + name + R"(" status="run" result="completed" time="0.25" classname="cli">)" +
+           inner + "</testcase></testsuite></testsuites>\n";
+  };
+  write(dir / "cli.run/ok.xml", gtest_xml("run/ok", ""));
+  write(dir / "cli.run/ok.xml.started", "cli.run/ok\n");
+  write(dir / "cli.run/bad.xml",
+        gtest_xml("run/bad", R"(<failure message="x"><![CDATA[a.cpp:3
+expected no_gpu]]></failure>)"));
+  write(dir / "cli.run/bad.xml.started", "cli.run/bad\n");
+  write(dir / "cli.run/gpu.xml",
+        gtest_xml("run/gpu", R"(<skipped message="no GPU"><![CDATA[no GPU]]></skipped>)"));
+  // Started and never finished: no XML.
+  write(dir / "cli.run/crash.xml.started", "cli.run/crash\n");
+  // A file that is neither mark nor XML says nothing.
+  write(dir / "cli.run/notes.txt", "cli.run/unselected\n");
+
+  std::vector<std::string> warnings;
+  const GtestIndex index = load_gtest_dir(dir, warnings);
+  const CtestRun run = run_from_started(dir, index, warnings);
+  EXPECT_TRUE(warnings.empty());
+  std::map<std::string, TestInfo> infos;
+  const Report report = convert(run, index, infos, "t");
+  fs::remove_all(dir);
+
+  ASSERT_EQ(report.suites.size(), 1u);
+  std::map<std::string, ReportCase> by_id;
+  for (const ReportCase& c : report.suites[0].cases) by_id[c.name] = c;
+  ASSERT_EQ(by_id.size(), 4u) << "expected ok, bad, gpu and crash only";
+  EXPECT_EQ(report.suites[0].name, "cli");
+  EXPECT_EQ(by_id.at("ok").verdict, Verdict::Passed);
+  EXPECT_DOUBLE_EQ(by_id.at("ok").time, 0.25);
+  EXPECT_EQ(by_id.at("bad").verdict, Verdict::Failure);
+  EXPECT_EQ(by_id.at("bad").message, "expected no_gpu");
+  EXPECT_EQ(by_id.at("gpu").verdict, Verdict::Skipped);
+  EXPECT_EQ(by_id.at("gpu").message, "no GPU");
+  EXPECT_EQ(by_id.at("crash").verdict, Verdict::Error);
+  EXPECT_EQ(by_id.at("crash").type, "crash");
+  EXPECT_NE(by_id.at("crash").message.find("GoogleTest recorded no verdict"), std::string::npos)
+      << by_id.at("crash").message;
+  const Counts counts = report.counts();
+  EXPECT_EQ(counts.tests, 4u);
+  EXPECT_EQ(counts.passed, 1u);
+  EXPECT_EQ(counts.failures, 1u);
+  EXPECT_EQ(counts.errors, 1u);
+  EXPECT_EQ(counts.skipped, 1u);
 }
 
 TEST(JunitText, XmlSafeKeepsUtf8AndMakesTheRestVisible) {

@@ -6,9 +6,15 @@
 //                   [--ctest-tests FILE] [--variant NAME] [--title NAME]
 //                   [--cases DIR [--commit TEXT] [--gpu-declared yes|no]]
 //                   [--source-root DIR] [--hide-prefix DIR]... [--summary FILE]
+//   kernodeck-junit --gtest-xml DIR --output FILE [...the options above but --ctest-junit]
 //   kernodeck-junit --merge FILE... --output FILE [--title NAME] [--summary FILE]
 //
-// --ctest-junit   what `ctest --output-junit FILE` wrote.
+// --ctest-junit   what `ctest --output-junit FILE` wrote. Without it (the cleanup test of the
+//                 conformance run, which every `ctest` runs after the cases it selected), the
+//                 cases are those that left their verdict or their ".started" mark in the
+//                 --gtest-xml folder, each with GoogleTest's verdict; a case that started and
+//                 recorded none is an error (crashed, killed or timed out). The folder must
+//                 then hold only this run's files: the fixture's setup test empties it.
 // --gtest-xml     the folder given to gtest_discover_tests(XML_OUTPUT_DIR); searched
 //                 recursively, each file recognised by the cases it holds. It must exist; empty
 //                 it before running ctest so that no verdict of an earlier run is reused (a file
@@ -22,7 +28,7 @@
 // --merge         reports this tool wrote (one per variant): their <testsuite> elements, in the
 //                 order given, go unchanged into one <testsuites> whose counts and time are the
 //                 sums. An input that is not such a report is an error. Excludes --ctest-junit,
-//                 --gtest-xml, --ctest-tests and --variant; one of --ctest-junit and --merge is
+//                 --gtest-xml, --ctest-tests and --variant; one of --gtest-xml and --merge is
 //                 required.
 // --title         the report's name (<testsuites name>), "kernodeck-diagnostic" by default.
 // --cases         the suite's folder of the check's own reports (reports/<variant>/cases): what
@@ -160,10 +166,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     // Checked here rather than with needs(), so that --merge with --ctest-junit is reported as
     // the exclusion it is.
-    if (ctest_junit_option->count() == 0 && merge_option->count() == 0)
-      throw CLI::RequiredError("--ctest-junit or --merge");
-    if (ctest_junit_option->count() > 0 && gtest_option->count() == 0)
-      throw CLI::RequiredError("--gtest-xml (with --ctest-junit)");
+    if (gtest_option->count() == 0 && merge_option->count() == 0)
+      throw CLI::RequiredError("--gtest-xml or --merge");
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
@@ -181,10 +185,11 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    const kd::junit::CtestRun run =
-        kd::junit::parse_ctest_junit(read_input(ctest_junit, "CTest JUnit"));
     std::vector<std::string> warnings;
     const kd::junit::GtestIndex gtest = kd::junit::load_gtest_dir(gtest_dir, warnings);
+    const kd::junit::CtestRun run =
+        ctest_junit.empty() ? kd::junit::run_from_started(gtest_dir, gtest, warnings)
+                            : kd::junit::parse_ctest_junit(read_input(ctest_junit, "CTest JUnit"));
     for (const std::string& warning : warnings) std::cerr << "kernodeck-junit: " << warning << '\n';
     std::map<std::string, kd::junit::TestInfo> infos;
     if (!ctest_tests.empty())

@@ -1,0 +1,82 @@
+# The conformance run's own report, as two CTest tests of the fixture kernodeck_report that
+# every conformance case requires (suites/CMakeLists.txt), so that any `ctest` selecting cases
+# (a label, a name filter, any -j) leaves reports/junit.xml, summary.md of exactly those cases:
+#
+#   cmake -DSTEP=start  -DREPORTS=DIR -P KernodeckConformanceReport.cmake
+#     empties DIR/gtest and DIR/cases before the first case runs;
+#   cmake -DSTEP=report -DREPORTS=DIR -DJUNIT=kernodeck-junit -DSOURCE=DIR -DXSD=FILE
+#         [-DVARIANT=NAME] -P KernodeckConformanceReport.cmake
+#     after the last, turns the cases' GoogleTest XML and their ".started" marks into
+#     DIR/junit.xml and DIR/summary.md with the certificate of DIR/cases, and validates the
+#     report against the XSD when xmllint is installed. It fails only when no valid report
+#     could be written, not when cases failed: those fail as themselves.
+#
+# The same options as ci/common.sh's kd_ctest, which excludes these two tests and writes the
+# same files from CTest's own JUnit.
+cmake_minimum_required(VERSION 3.22)
+
+if(NOT REPORTS)
+  message(FATAL_ERROR "REPORTS is required")
+endif()
+
+if(STEP STREQUAL "start")
+  file(REMOVE_RECURSE "${REPORTS}/gtest" "${REPORTS}/cases")
+  file(MAKE_DIRECTORY "${REPORTS}/gtest" "${REPORTS}/cases")
+  return()
+elseif(NOT STEP STREQUAL "report")
+  message(FATAL_ERROR "STEP must be start or report, not '${STEP}'")
+endif()
+
+foreach(required JUNIT SOURCE XSD)
+  if(NOT ${required})
+    message(FATAL_ERROR "${required} is required")
+  endif()
+endforeach()
+
+set(args --gtest-xml "${REPORTS}/gtest" --output "${REPORTS}/junit.xml"
+    --title kernodeck-diagnostic --cases "${REPORTS}/cases" --source-root "${SOURCE}"
+    --summary "${REPORTS}/summary.md")
+if(VARIANT)
+  list(APPEND args --variant "${VARIANT}")
+endif()
+
+# The commit, as kd_commit says it: "+changes" when tracked files differ from it.
+find_program(KD_GIT git)
+if(KD_GIT)
+  execute_process(COMMAND "${KD_GIT}" -C "${SOURCE}" rev-parse --short=12 HEAD
+    OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE status ERROR_QUIET)
+  if(status EQUAL 0 AND commit)
+    execute_process(COMMAND "${KD_GIT}" -C "${SOURCE}" status --porcelain --untracked-files=no
+      OUTPUT_VARIABLE changes RESULT_VARIABLE status ERROR_QUIET)
+    if(status EQUAL 0 AND NOT changes STREQUAL "")
+      string(APPEND commit "+changes")
+    endif()
+    list(APPEND args --commit "${commit}")
+  endif()
+endif()
+
+if("$ENV{KERNODECK_EXPECT_GPU}" STREQUAL "1")
+  list(APPEND args --gpu-declared yes)
+else()
+  list(APPEND args --gpu-declared no)
+endif()
+if(DEFINED ENV{TMPDIR} AND NOT "$ENV{TMPDIR}" STREQUAL "")
+  list(APPEND args --hide-prefix "$ENV{TMPDIR}")
+else()
+  list(APPEND args --hide-prefix /tmp)
+endif()
+
+execute_process(COMMAND "${JUNIT}" ${args} RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "kernodeck-junit could not write ${REPORTS}/junit.xml")
+endif()
+
+find_program(KD_XMLLINT xmllint)
+if(KD_XMLLINT)
+  execute_process(COMMAND "${KD_XMLLINT}" --noout --schema "${XSD}" "${REPORTS}/junit.xml"
+    RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${REPORTS}/junit.xml does not validate against ${XSD}")
+  endif()
+endif()
+message("conformance report: ${REPORTS}/junit.xml, ${REPORTS}/summary.md")

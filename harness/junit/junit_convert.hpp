@@ -209,6 +209,28 @@ void add_certificate_case(Report& report);
 // run and a table of the failures, errors and skips with their reasons.
 std::string summary_markdown(const std::string& junit_xml);
 
+// ---- The HTML certificate --------------------------------------------------------------------
+
+// `text` with & < > " ' as character references.
+std::string html_escape(std::string_view text);
+
+// Each *.json of `dir` (the check's own reports, "<layer>.<case id>.json"), keyed by its name
+// without ".json", with its paths made relative or anonymous. A missing folder gives none.
+std::map<std::string, std::string> read_case_json(const std::filesystem::path& dir,
+                                                  const PathScrub& scrub);
+
+// One self-contained HTML page (no script, no other file) of a report write_junit or
+// merge_reports wrote: the counts and the environment at the top, the four layers of the
+// contract (import, backend, device, compute) as a ladder with their state, then every case by
+// layer with its promise (read from the source root's suites/, when given), its verdict, its
+// skip reason or failure, and its JSON report (from `case_json`, "<layer>.<id>") in <details>.
+// For tests: <main id="certificate"> carries data-tests, data-passed, data-failed,
+// data-errors and data-skipped (of every case in the report, the certificate's own included,
+// as summary_line counts them); the facts are rows of <table id="environment">.
+std::string certificate_html(const std::string& junit_xml,
+                             const std::map<std::string, std::string>& case_json,
+                             const std::filesystem::path& source_root);
+
 // `infos` may be empty (no --ctest-tests): gtest tests are then recognised by their XML or by
 // GoogleTest's banner in the captured output, and a timeout cannot be told from a crash.
 Report convert(const CtestRun& run, const GtestIndex& gtest,

@@ -5,9 +5,10 @@
 //   kernodeck-junit --ctest-junit FILE --gtest-xml DIR --output FILE
 //                   [--ctest-tests FILE] [--variant NAME] [--title NAME]
 //                   [--cases DIR [--commit TEXT] [--gpu-declared yes|no]]
-//                   [--source-root DIR] [--hide-prefix DIR]... [--summary FILE]
+//                   [--source-root DIR] [--hide-prefix DIR]... [--summary FILE] [--html FILE]
 //   kernodeck-junit --gtest-xml DIR --output FILE [...the options above but --ctest-junit]
-//   kernodeck-junit --merge FILE... --output FILE [--title NAME] [--summary FILE]
+//   kernodeck-junit --merge FILE... --output FILE [--title NAME] [--summary FILE] [--html FILE]
+//                   [--source-root DIR]
 //
 // --ctest-junit   what `ctest --output-junit FILE` wrote. Without it (the cleanup test of the
 //                 conformance run, which every `ctest` runs after the cases it selected), the
@@ -41,10 +42,16 @@
 // --gpu-declared  whether the runner declared a GPU (KERNODECK_EXPECT_GPU=1): yes or no.
 // --source-root   the project's folder: paths under it become relative, GoogleTest's file of a
 //                 build made elsewhere becomes the project's file, and each skip, failure and
-//                 error names where its case is declared in suites/.
+//                 error names where its case is declared in suites/. With --merge, it serves
+//                 only --html (each case's promise).
 // --hide-prefix   a folder (e.g. the temporary folder) whose paths become "<name>/...".
 // --summary       also write a Markdown summary: the certificate and a table of the failures,
 //                 errors and skips with their reasons.
+// --html          also write the certificate as one self-contained HTML page (no script, no
+//                 other file): the counts and environment, the four layers (import, backend,
+//                 device, compute) as a ladder with their state, every case by layer with its
+//                 promise (from --source-root's suites/), verdict and reason, and its JSON
+//                 report from --cases inline.
 //
 // Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
 // exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
@@ -146,13 +153,15 @@ int main(int argc, char** argv) {
       app.add_option("--gpu-declared", gpu_declared, "whether the runner declared a GPU")
           ->check(CLI::IsMember({"yes", "no"}))
           ->needs(cases_option);
-  CLI::Option* root_option =
-      app.add_option("--source-root", source_root, "paths under it become relative")
+  app.add_option("--source-root", source_root, "paths under it become relative")
           ->type_name("DIR");
   CLI::Option* hide_option =
       app.add_option("--hide-prefix", hidden, "a folder whose paths become <name>/...")
           ->type_name("DIR");
   app.add_option("--summary", summary, "also write a Markdown summary")->type_name("FILE");
+  std::string html;
+  app.add_option("--html", html, "also write the certificate as a self-contained HTML page")
+      ->type_name("FILE");
   merge_option->excludes(ctest_junit_option)
       ->excludes(gtest_option)
       ->excludes(tests_option)
@@ -160,7 +169,6 @@ int main(int argc, char** argv) {
       ->excludes(cases_option)
       ->excludes(commit_option)
       ->excludes(declared_option)
-      ->excludes(root_option)
       ->excludes(hide_option);
   try {
     app.parse(argc, argv);
@@ -181,6 +189,8 @@ int main(int argc, char** argv) {
         std::cerr << "kernodeck-junit: warning: " << warning << '\n';
       write_output(output, merged.xml);
       if (!summary.empty()) write_output(summary, kd::junit::summary_markdown(merged.xml));
+      if (!html.empty())
+        write_output(html, kd::junit::certificate_html(merged.xml, {}, source_root));
       std::cout << kd::junit::summary_line(merged.counts) << std::endl;
       return 0;
     }
@@ -221,6 +231,11 @@ int main(int argc, char** argv) {
     const std::string xml = kd::junit::write_junit(report);
     write_output(output, xml);
     if (!summary.empty()) write_output(summary, kd::junit::summary_markdown(xml));
+    if (!html.empty()) {
+      const auto json = cases_dir.empty() ? std::map<std::string, std::string>{}
+                                          : kd::junit::read_case_json(cases_dir, scrub);
+      write_output(html, kd::junit::certificate_html(xml, json, scrub.source_root));
+    }
     std::cout << kd::junit::summary_line(report.counts()) << std::endl;
   } catch (const kd::junit::InputError& e) {
     std::cerr << "kernodeck-junit: error: " << e.what() << '\n';

@@ -1,0 +1,329 @@
+// The certificate as one self-contained HTML page: no script, no network, no other file.
+#include <tinyxml2.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+#include "junit_convert.hpp"
+
+namespace kd::junit {
+namespace {
+
+std::string attr(const tinyxml2::XMLElement* e, const char* name) {
+  const char* v = e ? e->Attribute(name) : nullptr;
+  return v ? v : "";
+}
+
+std::string text_of(const tinyxml2::XMLElement* e) {
+  const char* t = e ? e->GetText() : nullptr;
+  return t ? t : "";
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+// The layers of the contract, bottom up: each needs the one below to hold.
+const char* const kLadder[] = {"import", "backend", "device", "compute"};
+
+struct HtmlCase {
+  std::string variant, layer, id, verdict, message, body;
+};
+
+struct LayerState {
+  std::size_t passed = 0, failed = 0, skipped = 0;
+  std::string state() const {
+    if (failed > 0) return "failed";
+    if (passed == 0 && skipped == 0) return "not run";
+    if (passed == 0) return "skipped";
+    if (skipped > 0) return "passed, with skips";
+    return "passed";
+  }
+  std::string css() const {
+    if (failed > 0) return "failed";
+    if (passed == 0) return "skipped";
+    return "passed";
+  }
+};
+
+std::string count_text(const LayerState& s) {
+  return std::to_string(s.passed) + " passed, " + std::to_string(s.failed) + " failed, " +
+         std::to_string(s.skipped) + " skipped";
+}
+
+constexpr const char* kStyle = R"(
+:root { --bg: #ffffff; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --panel: #f6f8fa;
+        --pass: #1a7f37; --fail: #cf222e; --skip: #9a6700; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --panel: #161b22;
+          --pass: #3fb950; --fail: #f85149; --skip: #d29922; }
+}
+body { background: var(--bg); color: var(--fg); margin: 2em auto; max-width: 75em;
+       padding: 0 1em; font: 15px/1.45 system-ui, sans-serif; }
+h1 { margin-bottom: .2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid var(--line); }
+.verdict { font-size: 1.2em; font-weight: bold; }
+table { border-collapse: collapse; margin: .5em 0; }
+th, td { border: 1px solid var(--line); padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: var(--panel); }
+.passed { color: var(--pass); } .failed { color: var(--fail); } .skipped { color: var(--skip); }
+ol.ladder { list-style: none; padding: 0; display: flex; flex-direction: column-reverse; gap: .4em;
+            max-width: 40em; }
+ol.ladder li { border: 2px solid var(--line); border-left-width: .6em; background: var(--panel);
+               padding: .4em .8em; }
+ol.ladder li.passed { border-left-color: var(--pass); }
+ol.ladder li.failed { border-left-color: var(--fail); }
+ol.ladder li.skipped { border-left-color: var(--skip); }
+.case { border: 1px solid var(--line); margin: .4em 0; padding: .4em .8em; }
+.case .promise { color: var(--muted); }
+pre { background: var(--panel); border: 1px solid var(--line); padding: .5em; overflow-x: auto;
+      white-space: pre-wrap; word-break: break-word; font-size: 13px; }
+summary { cursor: pointer; color: var(--muted); }
+@media print {
+  body { background: #fff; color: #000; max-width: none; margin: 0; }
+  :root { --bg: #fff; --fg: #000; --panel: #fff; --muted: #333; }
+  details > pre { display: none; }
+  .case { break-inside: avoid; }
+}
+)";
+
+// The text of `.guards("...")` after the line where case `id` is declared, or empty.
+std::string case_promise(const std::filesystem::path& source_root, const std::string& id) {
+  const std::string where = case_declaration(source_root, id);
+  const std::size_t colon = where.rfind(':');
+  if (where.empty() || colon == std::string::npos) return "";
+  static std::map<std::string, std::string> files;
+  const std::string file = (source_root / where.substr(0, colon)).string();
+  auto [it, inserted] = files.try_emplace(file);
+  if (inserted) it->second = read_file(file);
+  const std::string& text = it->second;
+  std::size_t pos = 0;
+  for (long line = std::stol(where.substr(colon + 1)); line > 1 && pos != std::string::npos; --line)
+    pos = text.find('\n', pos + 1);
+  if (pos == std::string::npos) return "";
+  const std::size_t guards = text.find(".guards(", pos);
+  const std::size_t next = text.find("Case(\"", text.find('\n', pos + 1));
+  if (guards == std::string::npos || (next != std::string::npos && next < guards)) return "";
+  std::string out;
+  for (std::size_t i = guards + 8; i < text.size();) {
+    const char c = text[i];
+    if (c == ')') break;
+    if (c != '"') {
+      if (c != ' ' && c != '\n' && c != '\t' && c != '\r') return "";  // not a plain literal
+      ++i;
+      continue;
+    }
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) ++i;
+      out += text[i];
+    }
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::string> read_case_json(const std::filesystem::path& dir,
+                                                  const PathScrub& scrub) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator d(dir, ec), end; !ec && d != end; d.increment(ec)) {
+    if (d->path().extension() != ".json") continue;
+    out[d->path().stem().string()] = scrub_paths(read_file(d->path()), scrub);
+  }
+  return out;
+}
+
+std::string certificate_html(const std::string& junit_xml,
+                             const std::map<std::string, std::string>& case_json,
+                             const std::filesystem::path& source_root) {
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(junit_xml.data(), junit_xml.size()) != tinyxml2::XML_SUCCESS)
+    throw InputError(std::string("the report is not well-formed XML: ") + doc.ErrorStr());
+  const tinyxml2::XMLElement* root = doc.RootElement();
+  if (!root || std::string(root->Name()) != "testsuites")
+    throw InputError("the report's root is not <testsuites>");
+  const std::string title = attr(root, "name");
+  const std::string certificate_class = std::string(kClassPrefix) + "certificate";
+
+  Counts counts;
+  std::vector<std::string> variants;                               // in report order
+  std::map<std::string, std::map<std::string, std::string>> facts;  // property -> variant -> value
+  std::vector<std::string> fact_order;
+  std::vector<std::pair<std::string, std::string>> certificates;  // variant, plain words
+  std::map<std::string, std::vector<HtmlCase>> by_layer;
+  std::map<std::string, LayerState> layers;
+  for (const auto* s = root->FirstChildElement("testsuite"); s;
+       s = s->NextSiblingElement("testsuite")) {
+    std::string variant;
+    std::vector<std::pair<std::string, std::string>> props;
+    if (const auto* ps = s->FirstChildElement("properties")) {
+      for (const auto* p = ps->FirstChildElement("property"); p;
+           p = p->NextSiblingElement("property")) {
+        if (attr(p, "name") == kVariantProperty) variant = attr(p, "value");
+        props.emplace_back(attr(p, "name"), attr(p, "value"));
+      }
+    }
+    if (std::find(variants.begin(), variants.end(), variant) == variants.end())
+      variants.push_back(variant);
+    for (const auto& [name, value] : props) {
+      if (name == kVariantProperty) continue;
+      if (!facts.count(name)) fact_order.push_back(name);
+      facts[name].emplace(variant, value);
+    }
+    for (const auto* tc = s->FirstChildElement("testcase"); tc;
+         tc = tc->NextSiblingElement("testcase")) {
+      ++counts.tests;
+      HtmlCase c;
+      c.variant = variant;
+      c.layer = attr(tc, "classname");
+      if (c.layer.rfind(kClassPrefix, 0) == 0) c.layer = c.layer.substr(std::string(kClassPrefix).size());
+      c.id = attr(tc, "name");
+      c.verdict = "passed";
+      for (const char* v : {"failure", "error", "skipped"}) {
+        if (const auto* e = tc->FirstChildElement(v)) {
+          c.verdict = std::string(v) == "failure" ? "failed" : v;
+          c.message = attr(e, "message");
+          c.body = text_of(e);
+        }
+      }
+      if (c.verdict == "failed") ++counts.failures;
+      else if (c.verdict == "error") ++counts.errors;
+      else if (c.verdict == "skipped") ++counts.skipped;
+      else ++counts.passed;
+      if (attr(tc, "classname") == certificate_class) {
+        const std::string out = text_of(tc->FirstChildElement("system-out"));
+        std::string text = out.empty() ? c.body : out;
+        certificates.emplace_back(variant, text);
+        continue;
+      }
+      LayerState& state = layers[c.layer];
+      if (c.verdict == "passed") ++state.passed;
+      else if (c.verdict == "skipped") ++state.skipped;
+      else ++state.failed;
+      by_layer[c.layer].push_back(std::move(c));
+    }
+  }
+  const bool certified = counts.failures == 0 && counts.errors == 0;
+
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    << "<meta name=\"color-scheme\" content=\"light dark\">\n"
+    << "<title>" << html_escape(title) << ": certificate</title>\n<style>" << kStyle
+    << "</style>\n</head>\n<body>\n";
+  h << "<main id=\"certificate\" data-tests=\"" << counts.tests << "\" data-passed=\""
+    << counts.passed << "\" data-failed=\"" << counts.failures << "\" data-errors=\""
+    << counts.errors << "\" data-skipped=\"" << counts.skipped << "\" data-certified=\""
+    << (certified ? "yes" : "no") << "\">\n";
+  h << "<h1>" << html_escape(title) << ": certificate</h1>\n";
+  h << "<p class=\"verdict " << (certified ? "passed" : "failed") << "\" id=\"verdict\">"
+    << (certified ? "CERTIFIED: no case failed." : "NOT CERTIFIED: a case failed or erred.")
+    << "</p>\n";
+  h << "<p id=\"counts\">" << counts.tests << " tests in the report (the certificate's own "
+    << "included): " << counts.passed << " passed, "
+    << counts.failures << " failed, " << counts.errors << " errors, " << counts.skipped
+    << " skipped.</p>\n";
+
+  // The environment: one column per variant.
+  h << "<h2>Environment</h2>\n";
+  if (fact_order.empty()) {
+    h << "<p id=\"environment\">No facts in this report (kernodeck-junit without --cases).</p>\n";
+  } else {
+    h << "<table id=\"environment\">\n<tr><th>fact</th>";
+    for (const std::string& v : variants)
+      h << "<th>" << html_escape(v.empty() ? std::string("value") : v) << "</th>";
+    h << "</tr>\n";
+    for (const std::string& name : fact_order) {
+      h << "<tr data-property=\"" << html_escape(name) << "\"><th>" << html_escape(name) << "</th>";
+      for (const std::string& v : variants) {
+        const auto& values = facts[name];
+        const auto it = values.find(v);
+        h << "<td data-variant=\"" << html_escape(v) << "\">"
+          << html_escape(it == values.end() ? std::string("-") : it->second) << "</td>";
+      }
+      h << "</tr>\n";
+    }
+    h << "</table>\n";
+  }
+  for (const auto& [variant, text] : certificates) {
+    h << "<pre class=\"statement\" data-variant=\"" << html_escape(variant) << "\">"
+      << html_escape(text) << "</pre>\n";
+  }
+
+  // The ladder: compute at the top, import at the bottom.
+  h << "<h2>The four layers</h2>\n<ol class=\"ladder\" id=\"ladder\">\n";
+  for (const char* layer : kLadder) {
+    const LayerState s = layers.count(layer) ? layers.at(layer) : LayerState{};
+    h << "<li class=\"" << s.css() << "\" data-layer=\"" << layer << "\" data-state=\""
+      << html_escape(s.state()) << "\"><strong>" << layer << "</strong>: " << html_escape(s.state())
+      << " (" << count_text(s) << ")</li>\n";
+  }
+  h << "</ol>\n";
+
+  // Every case, the ladder's layers first, then the others by name.
+  std::vector<std::string> order(std::begin(kLadder), std::end(kLadder));
+  for (const auto& [layer, cases] : by_layer)
+    if (std::find(order.begin(), order.end(), layer) == order.end()) order.push_back(layer);
+  h << "<h2>Every case</h2>\n";
+  for (const std::string& layer : order) {
+    const auto found = by_layer.find(layer);
+    if (found == by_layer.end()) continue;
+    const LayerState& s = layers[layer];
+    h << "<section class=\"layer\" data-layer=\"" << html_escape(layer) << "\">\n<h3>"
+      << html_escape(layer) << " <span class=\"" << s.css() << "\">" << html_escape(s.state())
+      << "</span> (" << count_text(s) << ")</h3>\n";
+    for (const HtmlCase& c : found->second) {
+      h << "<div class=\"case\" data-case=\"" << html_escape(c.layer + "." + c.id)
+        << "\" data-verdict=\"" << c.verdict << "\"";
+      if (!c.variant.empty()) h << " data-variant=\"" << html_escape(c.variant) << "\"";
+      h << "><strong>" << html_escape(c.id) << "</strong>";
+      if (!c.variant.empty()) h << " [" << html_escape(c.variant) << "]";
+      h << " <span class=\"" << (c.verdict == "error" ? "failed" : c.verdict) << "\">" << c.verdict
+        << "</span>\n";
+      if (const std::string promise = case_promise(source_root, c.id); !promise.empty())
+        h << "<div class=\"promise\">Promise: " << html_escape(promise) << "</div>\n";
+      if (c.verdict == "skipped") {
+        h << "<div class=\"reason\">Skipped: " << html_escape(c.message) << "</div>\n";
+      } else if (c.verdict != "passed") {
+        h << "<div class=\"reason\">" << html_escape(c.message) << "</div>\n"
+          << "<details><summary>What went wrong</summary><pre>" << html_escape(c.body)
+          << "</pre></details>\n";
+      }
+      if (const auto json = case_json.find(c.layer + "." + c.id); json != case_json.end()) {
+        h << "<details class=\"json\"><summary>The check's JSON report</summary><pre>"
+          << html_escape(json->second) << "</pre></details>\n";
+      }
+      h << "</div>\n";
+    }
+    h << "</section>\n";
+  }
+  h << "</main>\n</body>\n</html>\n";
+  return h.str();
+}
+
+}  // namespace kd::junit

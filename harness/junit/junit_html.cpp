@@ -216,9 +216,12 @@ std::string certificate_html(const std::string& junit_xml,
       else if (c.verdict == "skipped") ++counts.skipped;
       else ++counts.passed;
       if (attr(tc, "classname") == certificate_class) {
+        // A failing certificate's body repeats its message on line one.
         const std::string out = text_of(tc->FirstChildElement("system-out"));
-        std::string text = out.empty() ? c.body : out;
-        certificates.emplace_back(variant, text);
+        const std::size_t eol = c.body.find('\n');
+        certificates.emplace_back(variant, !out.empty()            ? out
+                                           : eol == std::string::npos ? c.body
+                                                                      : c.body.substr(eol + 1));
         continue;
       }
       LayerState& state = layers[c.layer];

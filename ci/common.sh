@@ -59,7 +59,7 @@ kd_commit() {
 
 # kd_ctest VARIANT [LABEL_REGEX]: runs the variant's tests (all without a label),
 # then writes <reports>/junit.xml (with the certificate learned from the check's own reports in
-# <reports>/cases) and <reports>/summary.md from CTest's JUnit and GoogleTest's XML, and
+# <reports>/cases), <reports>/summary.md and <reports>/index.html from CTest's JUnit and GoogleTest's XML, and
 # validates it. Returns ctest's status.
 kd_ctest() {
   local variant=$1 labels=${2:-} status=0
@@ -90,17 +90,20 @@ kd_ctest() {
     --output "$reports/junit.xml" --title kernodeck-diagnostic "${named[@]}" \
     --cases "$reports/cases" "${certified[@]}" \
     --gpu-declared "$([[ ${KERNODECK_EXPECT_GPU:-} == 1 ]] && echo yes || echo no)" \
-    --source-root "$PWD" --hide-prefix "${TMPDIR:-/tmp}" --summary "$reports/summary.md"
+    --source-root "$PWD" --hide-prefix "${TMPDIR:-/tmp}" --summary "$reports/summary.md" \
+    --html "$reports/index.html"
   kd_validate_junit "$reports/junit.xml"
   return "$status"
 }
 
-# kd_merge_junit BUILD_DIR VARIANT...: one reports/junit.xml of the variants' reports.
+# kd_merge_junit BUILD_DIR VARIANT...: one reports/junit.xml (with summary.md and index.html) of
+# the variants' reports.
 kd_merge_junit() {
   local build=$1 inputs=()
   shift
   for variant in "$@"; do inputs+=("$(kd_reports_dir "$variant")/junit.xml"); done
   "$build/harness/junit/kernodeck-junit" --merge "${inputs[@]}" \
-    --output reports/junit.xml --title kernodeck-diagnostic --summary reports/summary.md
+    --output reports/junit.xml --title kernodeck-diagnostic --summary reports/summary.md \
+    --html reports/index.html --source-root "$PWD"
   kd_validate_junit reports/junit.xml
 }

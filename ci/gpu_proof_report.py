@@ -133,6 +133,8 @@ def dry_run_verdict(out, run_status):
         problems.append("the certificate does not say the runner declared a GPU")
     if not (out / "summary.md").exists():
         problems.append("summary.md is missing")
+    if not (out / "index.html").exists():
+        problems.append("index.html is missing")
     if other:
         problems.append("cases failed for another reason than the missing GPU: " + "; ".join(other))
     if run_status != "1":

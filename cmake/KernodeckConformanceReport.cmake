@@ -1,14 +1,15 @@
 # The conformance run's own report, as two CTest tests of the fixture kernodeck_report that
 # every conformance case requires (suites/CMakeLists.txt), so that any `ctest` selecting cases
-# (a label, a name filter, any -j) leaves reports/junit.xml, summary.md of exactly those cases:
+# (a label, a name filter, any -j) leaves reports/junit.xml, summary.md and index.html of exactly
+# those cases:
 #
 #   cmake -DSTEP=start  -DREPORTS=DIR -P KernodeckConformanceReport.cmake
 #     empties DIR/gtest and DIR/cases before the first case runs;
 #   cmake -DSTEP=report -DREPORTS=DIR -DJUNIT=kernodeck-junit -DSOURCE=DIR -DXSD=FILE
 #         [-DVARIANT=NAME] -P KernodeckConformanceReport.cmake
 #     after the last, turns the cases' GoogleTest XML and their ".started" marks into
-#     DIR/junit.xml and DIR/summary.md with the certificate of DIR/cases, and validates the
-#     report against the XSD when xmllint is installed. It fails only when no valid report
+#     DIR/junit.xml, DIR/summary.md and DIR/index.html with the certificate of DIR/cases, and
+#     validates the report against the XSD when xmllint is installed. It fails only when no valid report
 #     could be written, not when cases failed: those fail as themselves.
 #
 # The same options as ci/common.sh's kd_ctest, which excludes these two tests and writes the
@@ -35,7 +36,7 @@ endforeach()
 
 set(args --gtest-xml "${REPORTS}/gtest" --output "${REPORTS}/junit.xml"
     --title kernodeck-diagnostic --cases "${REPORTS}/cases" --source-root "${SOURCE}"
-    --summary "${REPORTS}/summary.md")
+    --summary "${REPORTS}/summary.md" --html "${REPORTS}/index.html")
 if(VARIANT)
   list(APPEND args --variant "${VARIANT}")
 endif()
@@ -79,4 +80,4 @@ if(KD_XMLLINT)
     message(FATAL_ERROR "${REPORTS}/junit.xml does not validate against ${XSD}")
   endif()
 endif()
-message("conformance report: ${REPORTS}/junit.xml, ${REPORTS}/summary.md")
+message("conformance report: ${REPORTS}/junit.xml, ${REPORTS}/summary.md, ${REPORTS}/index.html")

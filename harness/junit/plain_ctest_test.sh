@@ -76,6 +76,8 @@ expect "run 1: the certificate fails" \
   'count(//testcase[@classname="kernodeck.certificate"]/failure)' 1
 [[ -s $reports/summary.md ]] || fail "run 1: no summary.md"
 grep -q segfault "$reports/summary.md" || fail "run 1: summary.md does not name segfault"
+grep -q 'data-case="probe.segfault" data-verdict="error"' "$reports/index.html" ||
+  fail "run 1: index.html does not show segfault as an error"
 
 # 2. Another selection: the report holds that case only, nothing of run 1.
 "$ctest" --test-dir "$project" -R 'probe\.run/healthy' >"$work/run2.log" 2>&1 ||

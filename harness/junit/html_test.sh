@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# junit.html: the HTML certificate as a browser shows it. Four sample cases (a pass, a failure,
+# a skip, a pass with its JSON report) and a folder of the check's reports with known facts go
+# through kernodeck-junit --html; headless Chromium renders the page, and the DOM it built must
+# hold the exact counts kernodeck-junit printed, the environment's values, the ladder and the
+# embedded JSON report. Then a screenshot: REPORTS_DIR/certificate.png. Fails, never skips,
+# without chromium (./ci/setup --html).
+#
+# usage: html_test.sh SAMPLE KERNODECK_JUNIT SOURCE_ROOT REPORTS_DIR
+set -euo pipefail
+
+if [[ $# -ne 4 ]]; then
+  echo "usage: $0 SAMPLE KERNODECK_JUNIT SOURCE_ROOT REPORTS_DIR" >&2
+  exit 2
+fi
+sample=$(realpath "$1") tool=$(realpath "$2") source_root=$(realpath "$3") reports_dir=$4
+chromium=$(command -v chromium || true)
+if [[ -z $chromium ]]; then
+  echo "junit.html: FAILED: chromium is missing; run ./ci/setup --html" >&2
+  exit 1
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/gtest" "$work/cases" "$work/browser"
+failed=0
+fail() {
+  echo "junit.html: FAILED: $*" >&2
+  failed=1
+}
+
+# The sample cases, each with its own GoogleTest XML (as gtest_discover_tests runs them).
+for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run/healthy; do
+  "$sample" "--gtest_filter=$name" "--gtest_output=xml:$work/gtest/${name//\//_}.xml" \
+    >/dev/null 2>&1 || true
+done
+# The check's report of one case, by the real probe: the environment's facts.
+cat >"$work/cases/cli.usage_ok.json" <<'EOF'
+{"tool": {"name": "kernodeck-diagnostic", "version": "9.8.7", "probe": "libtorch"},
+ "code": "GPU_CHECK_PASSED", "requested": {"device": "cuda"},
+ "pytorch": {"version": "2.15.0", "cuda": "13.2", "hip": null, "backend": "cuda",
+             "visible_device_count": 1},
+ "execution": {"device_name": "NVIDIA Sample <GPU>", "capability": "9.0"}, "host": null}
+EOF
+
+counts=$("$tool" --gtest-xml "$work/gtest" --output "$work/junit.xml" --title html-sample \
+  --variant sample --cases "$work/cases" --commit 0123abcd --gpu-declared yes \
+  --source-root "$source_root" --hide-prefix "$work" --html "$work/index.html" 2>"$work/junit.err")
+expected="tests=5 passed=2 failures=2 errors=0 skipped=1"
+[[ $counts == "$expected" ]] || fail "kernodeck-junit printed '$counts', expected '$expected'"
+[[ -s $work/index.html ]] || { cat "$work/junit.err" >&2; fail "no index.html"; exit 1; }
+
+browse() {  # browse ARGS...: headless Chromium on the page, a private profile, bounded.
+  timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$work/browser" "$@" "file://$work/index.html"
+}
+if ! browse --dump-dom >"$work/dom.html" 2>"$work/chromium.log"; then
+  cat "$work/chromium.log" >&2
+  fail "chromium could not render index.html"
+  exit 1
+fi
+
+# What the rendered DOM says: the <main> element's counts, each environment row, each ladder
+# rung, the cases' verdicts and the embedded JSON reports.
+python3 - "$work/dom.html" >"$work/dom.txt" <<'EOF'
+import html.parser, sys
+
+class Dom(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.out, self.row, self.cell, self.in_json = [], None, None, False
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "main" and a.get("id") == "certificate":
+            for key in ("data-tests", "data-passed", "data-failed", "data-errors", "data-skipped"):
+                self.out.append(f"{key[5:]}={a.get(key)}")
+        if tag == "tr" and "data-property" in a:
+            self.row = a["data-property"]
+        if tag == "td" and self.row:
+            self.cell = ""
+        if tag == "li" and "data-state" in a:
+            self.out.append(f"layer {a.get('data-layer')}={a['data-state']}")
+        if tag == "div" and "data-verdict" in a:
+            self.out.append(f"case {a.get('data-case')}={a['data-verdict']}")
+        if tag == "details" and a.get("class") == "json":
+            self.in_json = True
+    def handle_endtag(self, tag):
+        if tag == "td" and self.row and self.cell is not None:
+            self.out.append(f"env {self.row}={self.cell}")
+            self.cell = None
+        if tag == "tr":
+            self.row = None
+        if tag == "details":
+            self.in_json = False
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+        if self.in_json and "NVIDIA Sample <GPU>" in data:
+            self.out.append("json embedded")
+
+dom = Dom()
+dom.feed(open(sys.argv[1], encoding="utf-8").read())
+print("\n".join(dom.out))
+EOF
+
+expect() {  # expect LINE: the DOM holds exactly this line
+  grep -qxF -- "$1" "$work/dom.txt" || fail "the DOM does not say '$1'"
+}
+for kv in $counts; do expect "${kv/failures=/failed=}"; done
+expect "tests=5"
+expect "passed=2"
+expect "failed=2"
+expect "skipped=1"
+expect "env kernodeck.check.version=9.8.7"
+expect "env kernodeck.check.commit=0123abcd"
+expect "env kernodeck.libtorch.version=2.15.0"
+expect "env kernodeck.cuda.version=13.2"
+expect "env kernodeck.gpu.model=NVIDIA Sample <GPU>"
+expect "env kernodeck.gpu.declared=yes"
+expect "layer import=not run"
+expect "layer compute=not run"
+expect "case cli.usage_ok=passed"
+expect "case cli.report_mismatch=failed"
+expect "case cli.needs_gpu=skipped"
+expect "case probe.healthy=passed"
+expect "json embedded"
+if grep -qF -- "$work" "$work/index.html"; then fail "index.html holds the temporary folder's path"; fi
+
+# The screenshot a reviewer looks at.
+mkdir -p "$reports_dir"
+rm -f "$reports_dir/certificate.png"
+browse --screenshot="$reports_dir/certificate.png" --window-size=1280,1600 \
+  >"$work/shot.log" 2>&1 || { cat "$work/shot.log" >&2; fail "chromium took no screenshot"; }
+[[ -s $reports_dir/certificate.png ]] || fail "$reports_dir/certificate.png is missing or empty"
+[[ $(head -c 8 "$reports_dir/certificate.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
+  fail "$reports_dir/certificate.png is not a PNG"
+
+if [[ $failed -ne 0 ]]; then
+  echo "--- what the DOM said ---" >&2
+  cat "$work/dom.txt" >&2
+  exit 1
+fi
+echo "junit.html: the rendered certificate shows $counts and the environment;" \
+     "screenshot $reports_dir/certificate.png"

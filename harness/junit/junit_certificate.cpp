@@ -92,16 +92,6 @@ std::string plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-void count(Counts& counts, Verdict verdict) {
-  ++counts.tests;
-  switch (verdict) {
-    case Verdict::Passed: ++counts.passed; break;
-    case Verdict::Failure: ++counts.failures; break;
-    case Verdict::Error: ++counts.errors; break;
-    case Verdict::Skipped: ++counts.skipped; break;
-  }
-}
-
 std::string layer_result(const Counts& c) {
   std::string out = std::to_string(c.passed) + " passed";
   if (c.failures) out += ", " + std::to_string(c.failures) + " failed";
@@ -328,7 +318,7 @@ std::string certificate_text(const Report& report, const Counts& counts) {
   for (const ReportSuite& suite : report.suites) {
     if (suite.name == kCertificateLayer) continue;
     Counts layer;
-    for (const ReportCase& rc : suite.cases) count(layer, rc.verdict);
+    for (const ReportCase& rc : suite.cases) layer.add(rc.verdict);
     out += std::string(first ? " " : "; ") + suite.name + " " + layer_result(layer);
     first = false;
   }

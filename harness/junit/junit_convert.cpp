@@ -379,16 +379,6 @@ Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
   return draft;
 }
 
-void add_counts(Counts& counts, Verdict verdict) {
-  ++counts.tests;
-  switch (verdict) {
-    case Verdict::Passed: ++counts.passed; break;
-    case Verdict::Failure: ++counts.failures; break;
-    case Verdict::Error: ++counts.errors; break;
-    case Verdict::Skipped: ++counts.skipped; break;
-  }
-}
-
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot read " + path.string());
@@ -647,10 +637,20 @@ std::map<std::string, TestInfo> parse_ctest_tests_json(const std::string& text) 
 
 // ---- conversion ------------------------------------------------------------------------------
 
+void Counts::add(Verdict verdict) {
+  ++tests;
+  switch (verdict) {
+    case Verdict::Passed: ++passed; break;
+    case Verdict::Failure: ++failures; break;
+    case Verdict::Error: ++errors; break;
+    case Verdict::Skipped: ++skipped; break;
+  }
+}
+
 Counts Report::counts() const {
   Counts counts;
   for (const auto& suite : suites)
-    for (const auto& c : suite.cases) add_counts(counts, c.verdict);
+    for (const auto& c : suite.cases) counts.add(c.verdict);
   return counts;
 }
 
@@ -709,7 +709,7 @@ std::string write_junit(const Report& report) {
     Counts counts;
     double time = 0;
     for (const ReportCase& c : suite.cases) {
-      add_counts(counts, c.verdict);
+      counts.add(c.verdict);
       time += c.time;
     }
     tinyxml2::XMLElement* s = doc.NewElement("testsuite");
@@ -886,7 +886,7 @@ Counts suite_counts(const std::string& source, const tinyxml2::XMLElement* suite
   for (const auto* child = suite->FirstChildElement(); child;
        child = child->NextSiblingElement()) {
     if (is(child, "testcase")) {
-      add_counts(counts, case_verdict(source, child));
+      counts.add(case_verdict(source, child));
     } else if (is(child, "properties")) {
       allow_only(source, child, {});
       for (const auto* p = child->FirstChildElement(); p; p = p->NextSiblingElement()) {

@@ -124,6 +124,8 @@ struct ReportSuite {
 
 struct Counts {
   std::size_t tests = 0, passed = 0, failures = 0, errors = 0, skipped = 0;
+  // Counts one more case with this verdict.
+  void add(Verdict verdict);
 };
 
 // The property that names the build variant of every suite, when the report has one.

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "junit_convert.hpp"
+#include "junit_xml.hpp"
 
 namespace kd::junit {
 namespace {
@@ -350,19 +351,7 @@ void add_certificate_case(Report& report) {
 
 std::string summary_markdown(const std::string& junit_xml) {
   tinyxml2::XMLDocument doc;
-  if (doc.Parse(junit_xml.data(), junit_xml.size()) != tinyxml2::XML_SUCCESS)
-    throw InputError(std::string("the report is not well-formed XML: ") + doc.ErrorStr());
-  const tinyxml2::XMLElement* root = doc.RootElement();
-  if (!root || std::string(root->Name()) != "testsuites")
-    throw InputError("the report's root is not <testsuites>");
-  auto attr = [](const tinyxml2::XMLElement* e, const char* name) {
-    const char* v = e->Attribute(name);
-    return std::string(v ? v : "");
-  };
-  auto text_of = [](const tinyxml2::XMLElement* e) {
-    const char* t = e ? e->GetText() : nullptr;
-    return std::string(t ? t : "");
-  };
+  const tinyxml2::XMLElement* root = parse_report_xml(doc, junit_xml);
 
   std::string certificates, rows;
   std::size_t listed = 0;
@@ -380,7 +369,7 @@ std::string summary_markdown(const std::string& junit_xml) {
       const std::string classname = attr(tc, "classname");
       if (classname == std::string(kClassPrefix) + kCertificateLayer) {
         const auto* failure = tc->FirstChildElement("failure");
-        std::string text = failure ? text_of(failure) : text_of(tc->FirstChildElement("system-out"));
+        std::string text = failure ? all_text(failure) : all_text(tc->FirstChildElement("system-out"));
         if (failure) text = text.substr(text.find('\n') + 1);  // the message repeats line one
         certificates += "## " + attr(s, "name") + "\n\n";
         for (const std::string& line : lines_of(text)) certificates += line + "  \n";

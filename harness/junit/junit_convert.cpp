@@ -1,5 +1,6 @@
 // Reading CTest's and GoogleTest's XML, deciding each case's verdict, writing the report.
 #include "junit_convert.hpp"
+#include "junit_xml.hpp"
 
 #include <nlohmann/json.hpp>
 #include <tinyxml2.h>
@@ -22,21 +23,6 @@ namespace kd::junit {
 namespace {
 
 // ---- small text helpers ----------------------------------------------------------------------
-
-std::string attr(const tinyxml2::XMLElement* element, const char* name) {
-  const char* value = element->Attribute(name);
-  return value ? value : "";
-}
-
-// GoogleTest splits a "]]>" inside a message into several CDATA sections, so the text of an
-// element is the concatenation of all its text children, not just the first.
-std::string all_text(const tinyxml2::XMLElement* element) {
-  std::string text;
-  for (const tinyxml2::XMLNode* node = element->FirstChild(); node; node = node->NextSibling()) {
-    if (const tinyxml2::XMLText* piece = node->ToText()) text += piece->Value();
-  }
-  return text;
-}
 
 double parse_double(const std::string& text) {
   if (text.empty()) return 0;

@@ -10,19 +10,10 @@
 #include <vector>
 
 #include "junit_convert.hpp"
+#include "junit_xml.hpp"
 
 namespace kd::junit {
 namespace {
-
-std::string attr(const tinyxml2::XMLElement* e, const char* name) {
-  const char* v = e ? e->Attribute(name) : nullptr;
-  return v ? v : "";
-}
-
-std::string text_of(const tinyxml2::XMLElement* e) {
-  const char* t = e ? e->GetText() : nullptr;
-  return t ? t : "";
-}
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -162,11 +153,7 @@ std::string certificate_html(const std::string& junit_xml,
                              const std::map<std::string, std::string>& case_json,
                              const std::filesystem::path& source_root) {
   tinyxml2::XMLDocument doc;
-  if (doc.Parse(junit_xml.data(), junit_xml.size()) != tinyxml2::XML_SUCCESS)
-    throw InputError(std::string("the report is not well-formed XML: ") + doc.ErrorStr());
-  const tinyxml2::XMLElement* root = doc.RootElement();
-  if (!root || std::string(root->Name()) != "testsuites")
-    throw InputError("the report's root is not <testsuites>");
+  const tinyxml2::XMLElement* root = parse_report_xml(doc, junit_xml);
   const std::string title = attr(root, "name");
   const std::string certificate_class = std::string(kClassPrefix) + "certificate";
 
@@ -208,7 +195,7 @@ std::string certificate_html(const std::string& junit_xml,
         if (const auto* e = tc->FirstChildElement(v)) {
           c.verdict = std::string(v) == "failure" ? "failed" : v;
           c.message = attr(e, "message");
-          c.body = text_of(e);
+          c.body = all_text(e);
         }
       }
       if (c.verdict == "failed") ++counts.failures;
@@ -217,7 +204,7 @@ std::string certificate_html(const std::string& junit_xml,
       else ++counts.passed;
       if (attr(tc, "classname") == certificate_class) {
         // A failing certificate's body repeats its message on line one.
-        const std::string out = text_of(tc->FirstChildElement("system-out"));
+        const std::string out = all_text(tc->FirstChildElement("system-out"));
         const std::size_t eol = c.body.find('\n');
         certificates.emplace_back(variant, !out.empty()            ? out
                                            : eol == std::string::npos ? c.body

@@ -12,7 +12,8 @@ the GPU machine has no package registry).
   gpu_proof_report.py dry-run-verdict OUT RUN_STATUS
       the dry run's verdict: every failed case is a GPU case failing because this runner
       has no GPU (or no CUDA/HIP libtorch, or no nvidia-smi), there is at least one, and
-      nothing else failed or errored; the hand runs and the summary exist.
+      nothing else failed or errored; the hand runs and the summary exist. Privacy is
+      kernodeck-evidence's to judge (ci/gpu-proof runs it after this).
 """
 import json
 import pathlib
@@ -145,10 +146,6 @@ def dry_run_verdict(out, run_status):
     summary_text = (out / "summary.txt").read_text() if (out / "summary.txt").exists() else ""
     if "hand runs:" not in summary_text:
         problems.append("summary.txt is missing or incomplete")
-    leaks = [str(p) for p in out.rglob("*") if p.is_file() and re.search(
-        r"(?<![{\w])/(?:tmp|work|root|home)/", p.read_text(errors="replace"))]
-    if leaks:
-        problems.append("a path of this machine is left in " + ", ".join(leaks[:3]))
     if problems:
         sys.exit("gpu-proof dry run: FAILED:\n  " + "\n  ".join(problems))
     print(f"gpu-proof dry run: as expected, {len(gpu_failures)} GPU cases failed because this "

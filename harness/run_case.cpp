@@ -147,9 +147,14 @@ void watch(int pid, CaseRun& run) {
   }
   auto parent = proc_stat(pid);
   if (!parent) return;
+  auto command_line = [](int p) { return read_text("/proc/" + std::to_string(p) + "/cmdline", 4096); };
+  const std::string parent_command = command_line(pid);
   for (int child : all_pids()) {
     auto st = proc_stat(child);
     if (!st || st->ppid != pid || st->state == 'Z') continue;
+    // Between fork and exec a child is still the parent's image, and takes its own group
+    // just before exec: it is judged once it runs its own program.
+    if (command_line(child) == parent_command) continue;
     ++run.watched_workers;
     if (st->pgrp != child || st->pgrp == parent->pgrp) {
       note_once(run.watch_problems, "a child of the check (" + describe_pid(child) +

@@ -31,21 +31,30 @@ fail() { echo "probe.without_toolkit: FAILED: $*" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Every toolkit folder: /usr/local/cuda*, CUDA_HOME / CUDA_PATH, nvcc's.
+# Every toolkit folder: /usr/local/cuda*, CUDA_HOME / CUDA_PATH, nvcc's. A
+# toolkit is named by where its real header lives: a prefix that only links to
+# it (/usr/local/include/cuda_runtime_api.h, a /usr/local/bin/nvcc wrapper)
+# names the toolkit behind it, never itself, so /usr/local is never covered.
 toolkits=()
 for candidate in /usr/local/cuda* "${CUDA_HOME:-}" "${CUDA_PATH:-}" \
                  "$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /x/x/x)")")"; do
-  [[ -n $candidate && -d $candidate && -e $candidate/include/cuda_runtime_api.h ]] || continue
-  toolkits+=("$(realpath "$candidate")")
+  header=$candidate/include/cuda_runtime_api.h
+  [[ -n $candidate && -e $header ]] || continue
+  toolkits+=("$(dirname "$(dirname "$(realpath "$header")")")")
 done
 mkdir "$work/empty"
 mapfile -t toolkits < <(printf '%s\n' "${toolkits[@]}" | sort -u)
+covered=()
 for dir in "${toolkits[@]}"; do
+  [[ -n $dir ]] || continue
+  # A folder inside one already covered is gone with it.
+  for done_dir in "${covered[@]}"; do [[ $dir == "$done_dir"/* ]] && continue 2; done
   mount --bind "$work/empty" "$dir"
+  covered+=("$dir")
 done
 PATH=$(tr ':' '\n' <<<"$PATH" | grep -v -i cuda | paste -sd: -)
 unset CUDA_HOME CUDA_PATH CUDA_ROOT CUDACXX CUDAToolkit_ROOT
-echo "toolkit folders covered: ${toolkits[*]:-none found}"
+echo "toolkit folders covered: ${covered[*]:-none found}"
 # A wrapper left on PATH (/usr/local/bin/nvcc) now points at nothing.
 if nvcc --version >/dev/null 2>&1; then fail "nvcc still runs: $(command -v nvcc)"; fi
 if [[ -e /usr/local/cuda/include/cuda_runtime_api.h ]]; then fail "the toolkit's headers are still visible"; fi

@@ -57,15 +57,31 @@ kd_commit() {
   echo "$commit"
 }
 
+# kd_check_published BUILD_DIR DIR...: nothing in the published reports names this machine: no
+# absolute path of it, not the checkout, the build tree or HOME, not its host or user name
+# (kernodeck-evidence --published; the user name when it is not root: every machine has a root,
+# and the word is in the suite's own promises). Prints each problem; fails on any.
+kd_check_published() {
+  local build=$1 machine=(--machine-path "$PWD" --machine-path "$(realpath "$1")")
+  shift
+  if [[ -n ${HOME:-} && $HOME != / ]]; then machine+=(--machine-path "$HOME"); fi
+  machine+=(--machine-name "$(hostname)")
+  if [[ $(id -u) != 0 ]]; then machine+=(--machine-name "$(id -un)"); fi
+  "$build/harness/kernodeck-evidence" --published "${machine[@]}" "$@"
+}
+
 # kd_ctest VARIANT [LABEL_REGEX]: runs the variant's tests (all without a label),
 # then writes <reports>/junit.xml (with the certificate learned from the check's own reports in
-# <reports>/cases), <reports>/summary.md and <reports>/index.html from CTest's JUnit and GoogleTest's XML, and
-# validates it. Returns ctest's status.
+# <reports>/cases), <reports>/summary.md and <reports>/index.html from CTest's JUnit and
+# GoogleTest's XML, validates it and holds <reports> against the machine's details. CTest's and
+# GoogleTest's raw results, which name the machine's paths, stay in the build tree
+# (ctest-junit.xml, ctest-tests.json, gtest-xml/). Returns ctest's status.
 kd_ctest() {
   local variant=$1 labels=${2:-} status=0
-  local build reports filter=() spec=() named=()
+  local build reports raw filter=() spec=() named=()
   build=$(kd_build_dir "$variant")
   reports=$(kd_reports_dir "$variant")
+  raw=$PWD/$build
   if [[ -n "$labels" ]]; then filter=(-L "$labels"); fi
   # The report is written below from CTest's own JUnit, so the run's own report tests
   # (suites/CMakeLists.txt, fixture kernodeck_report) are left out.
@@ -74,25 +90,28 @@ kd_ctest() {
     spec=(--resource-spec-file "$KERNODECK_RESOURCE_SPEC")
   fi
   if [[ -n "$variant" ]]; then named=(--variant "$variant"); fi
-  rm -rf "$reports/gtest" "$reports/cases"
-  mkdir -p "$reports/gtest"
+  # gtest/, ctest-junit.xml and ctest-tests.json: where older runs left the raw results.
+  rm -rf "$raw/gtest-xml" "$reports/cases" "$reports/gtest" "$reports/ctest-junit.xml" \
+    "$reports/ctest-tests.json"
+  mkdir -p "$raw/gtest-xml" "$reports"
   local which=${variant:-own}
   echo "ci: testing the $which libtorch ($build/)"
   ctest --test-dir "$build" "${filter[@]}" -j "$(kd_jobs)" "${spec[@]}" \
-    --output-on-failure --output-junit "$PWD/$reports/ctest-junit.xml" || status=$?
-  ctest --test-dir "$build" "${filter[@]}" --show-only=json-v1 >"$reports/ctest-tests.json"
+    --output-on-failure --output-junit "$raw/ctest-junit.xml" || status=$?
+  ctest --test-dir "$build" "${filter[@]}" --show-only=json-v1 >"$raw/ctest-tests.json"
   local commit certified=()
   commit=$(kd_commit)
   if [[ -n $commit ]]; then certified=(--commit "$commit"); fi
   mkdir -p "$reports/cases"
-  "$build/harness/junit/kernodeck-junit" --ctest-junit "$reports/ctest-junit.xml" \
-    --gtest-xml "$reports/gtest" --ctest-tests "$reports/ctest-tests.json" \
+  "$build/harness/junit/kernodeck-junit" --ctest-junit "$raw/ctest-junit.xml" \
+    --gtest-xml "$raw/gtest-xml" --ctest-tests "$raw/ctest-tests.json" \
     --output "$reports/junit.xml" --title kernodeck-diagnostic "${named[@]}" \
     --cases "$reports/cases" "${certified[@]}" \
     --gpu-declared "$([[ ${KERNODECK_EXPECT_GPU:-} == 1 ]] && echo yes || echo no)" \
     --source-root "$PWD" --hide-prefix "${TMPDIR:-/tmp}" --summary "$reports/summary.md" \
     --html "$reports/index.html"
   kd_validate_junit "$reports/junit.xml"
+  kd_check_published "$build" "$reports" || status=1
   return "$status"
 }
 
@@ -106,4 +125,5 @@ kd_merge_junit() {
     --output reports/junit.xml --title kernodeck-diagnostic --summary reports/summary.md \
     --html reports/index.html --source-root "$PWD"
   kd_validate_junit reports/junit.xml
+  kd_check_published "$build" reports >&2
 }

@@ -3,26 +3,35 @@
 # (a label, a name filter, any -j) leaves reports/junit.xml, summary.md and index.html of exactly
 # those cases:
 #
-#   cmake -DSTEP=start  -DREPORTS=DIR -P KernodeckConformanceReport.cmake
-#     empties DIR/gtest and DIR/cases before the first case runs;
-#   cmake -DSTEP=report -DREPORTS=DIR -DJUNIT=kernodeck-junit -DSOURCE=DIR -DXSD=FILE
-#         [-DVARIANT=NAME] -P KernodeckConformanceReport.cmake
+#   cmake -DSTEP=start  -DREPORTS=DIR -DXML=DIR -P KernodeckConformanceReport.cmake
+#     empties XML (GoogleTest's XML of each case, in the build tree) and REPORTS/cases before
+#     the first case runs;
+#   cmake -DSTEP=report -DREPORTS=DIR -DXML=DIR -DJUNIT=kernodeck-junit -DSOURCE=DIR -DXSD=FILE
+#         [-DVARIANT=NAME] [-DEVIDENCE=kernodeck-evidence -DBUILD=DIR]
+#         -P KernodeckConformanceReport.cmake
 #     after the last, turns the cases' GoogleTest XML and their ".started" marks into
-#     DIR/junit.xml, DIR/summary.md and DIR/index.html with the certificate of DIR/cases, and
-#     validates the report against the XSD when xmllint is installed. It fails only when no valid report
-#     could be written, not when cases failed: those fail as themselves.
+#     REPORTS/junit.xml, summary.md and index.html with the certificate of REPORTS/cases,
+#     validates the report against the XSD when xmllint is installed and, with EVIDENCE, holds
+#     every file of REPORTS against the machine's details (kernodeck-evidence --published: its
+#     absolute paths, SOURCE, BUILD and HOME, its host and user names). It fails when no valid
+#     report could be written or the reports would publish the machine, not when cases
+#     failed: those fail as themselves.
 #
 # The same options as ci/common.sh's kd_ctest, which excludes these two tests and writes the
 # same files from CTest's own JUnit.
 cmake_minimum_required(VERSION 3.22)
 
-if(NOT REPORTS)
-  message(FATAL_ERROR "REPORTS is required")
-endif()
+foreach(required REPORTS XML)
+  if(NOT ${required})
+    message(FATAL_ERROR "${required} is required")
+  endif()
+endforeach()
 
 if(STEP STREQUAL "start")
-  file(REMOVE_RECURSE "${REPORTS}/gtest" "${REPORTS}/cases")
-  file(MAKE_DIRECTORY "${REPORTS}/gtest" "${REPORTS}/cases")
+  # gtest/, ctest-junit.xml and ctest-tests.json are where older builds left the raw results.
+  file(REMOVE_RECURSE "${XML}" "${REPORTS}/cases" "${REPORTS}/gtest" "${REPORTS}/ctest-junit.xml"
+       "${REPORTS}/ctest-tests.json")
+  file(MAKE_DIRECTORY "${XML}" "${REPORTS}/cases")
   return()
 elseif(NOT STEP STREQUAL "report")
   message(FATAL_ERROR "STEP must be start or report, not '${STEP}'")
@@ -34,7 +43,7 @@ foreach(required JUNIT SOURCE XSD)
   endif()
 endforeach()
 
-set(args --gtest-xml "${REPORTS}/gtest" --output "${REPORTS}/junit.xml"
+set(args --gtest-xml "${XML}" --output "${REPORTS}/junit.xml"
     --title kernodeck-diagnostic --cases "${REPORTS}/cases" --source-root "${SOURCE}"
     --summary "${REPORTS}/summary.md" --html "${REPORTS}/index.html")
 if(VARIANT)
@@ -78,6 +87,33 @@ if(KD_XMLLINT)
     RESULT_VARIABLE status)
   if(NOT status EQUAL 0)
     message(FATAL_ERROR "${REPORTS}/junit.xml does not validate against ${XSD}")
+  endif()
+endif()
+
+# Nothing published may name the machine: its folders, host or user.
+if(EVIDENCE)
+  set(machine --machine-path "${SOURCE}")
+  foreach(path "${BUILD}" "$ENV{HOME}")
+    if(NOT path STREQUAL "" AND NOT path STREQUAL "/")
+      list(APPEND machine --machine-path "${path}")
+    endif()
+  endforeach()
+  cmake_host_system_information(RESULT host QUERY HOSTNAME)
+  # The user name, unless root: every machine has one, and the suite's promises say the word.
+  execute_process(COMMAND id -un OUTPUT_VARIABLE user OUTPUT_STRIP_TRAILING_WHITESPACE
+                  ERROR_QUIET)
+  if(user STREQUAL "root")
+    set(user "")
+  endif()
+  foreach(name "${host}" "${user}")
+    if(NOT name STREQUAL "")
+      list(APPEND machine --machine-name "${name}")
+    endif()
+  endforeach()
+  execute_process(COMMAND "${EVIDENCE}" --published ${machine} "${REPORTS}"
+                  RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${REPORTS} would publish details of this machine (above)")
   endif()
 endif()
 message("conformance report: ${REPORTS}/junit.xml, ${REPORTS}/summary.md, ${REPORTS}/index.html")

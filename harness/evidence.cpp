@@ -220,6 +220,82 @@ std::vector<std::string> privacy_problems(const std::string& text) {
   return problems;
 }
 
+std::vector<std::string> machine_problems(const std::string& text, const MachineDetails& machine) {
+  std::vector<std::string> problems = privacy_problems(text);
+  auto report = [&](const std::string& what, const std::string& needle, bool whole_word) {
+    size_t first = std::string::npos, count = 0;
+    for (size_t pos = text.find(needle); pos != std::string::npos;
+         pos = text.find(needle, pos + 1)) {
+      if (whole_word) {
+        auto part_of_name = [](char c) { return is_word(c) || c == '-' || c == '.'; };
+        const bool joined_before = pos > 0 && part_of_name(text[pos - 1]);
+        const char after = char_at(text, pos + needle.size());
+        // A full stop ends a sentence as often as it joins a name: only a
+        // dot followed by more of a name ("vm.example") joins.
+        const bool joined_after = (is_word(after) || after == '-') ||
+                                  (after == '.' && is_word(char_at(text, pos + needle.size() + 1)));
+        if (joined_before || joined_after) continue;
+      }
+      if (count++ == 0) first = pos;
+    }
+    if (count == 0) return;
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(first), '\n');
+    std::string p = what + " \"" + needle + "\" on line " + std::to_string(line);
+    if (count > 1) p += " (" + std::to_string(count) + " in all)";
+    problems.push_back(p);
+  };
+  for (const std::string& path : machine.paths) {
+    if (path.size() > 1) report("the machine's folder", path, false);
+  }
+  for (const std::string& name : machine.names) {
+    if (!name.empty()) report("the machine's name", name, true);
+  }
+  return problems;
+}
+
+std::vector<EvidenceProblem> check_published_folder(const std::string& dir,
+                                                    const MachineDetails& machine,
+                                                    std::vector<std::string>& binary,
+                                                    size_t& scanned) {
+  std::vector<EvidenceProblem> problems;
+  const fs::path root(dir);
+  auto shown = [&](const fs::path& relative) { return (root / relative).generic_string(); };
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    problems.push_back({dir, "is not a folder"});
+    return problems;
+  }
+  std::vector<fs::path> files;
+  fs::recursive_directory_iterator it(root, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path relative = it->path().lexically_relative(root);
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec)) {
+      problems.push_back({shown(relative), "is a link into the machine; publish plain files"});
+    } else if (it->is_regular_file(type_ec)) {
+      files.push_back(relative);
+    }
+  }
+  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
+  std::sort(files.begin(), files.end());
+  for (const fs::path& relative : files) {
+    const fs::path path = root / relative;
+    const auto size = fs::file_size(path, ec);
+    const auto text = ec ? std::nullopt : read_file(path.string(), static_cast<size_t>(size));
+    if (!text) {
+      problems.push_back({shown(relative), "cannot be read"});
+      continue;
+    }
+    if (text->find('\0') != std::string::npos) {
+      binary.push_back(shown(relative));
+      continue;
+    }
+    ++scanned;
+    for (const auto& p : machine_problems(*text, machine)) problems.push_back({shown(relative), p});
+  }
+  return problems;
+}
+
 std::vector<EvidenceProblem> check_evidence_folder(const std::string& dir) {
   using nlohmann::json;
   std::vector<EvidenceProblem> problems;

@@ -31,4 +31,26 @@ std::vector<std::string> privacy_problems(const std::string& text);
 // Everything that does not hold in one evidence folder, in file order.
 std::vector<EvidenceProblem> check_evidence_folder(const std::string& dir);
 
+// What identifies the machine a run was made on, beyond what privacy_problems
+// finds in any text: its own folders (the checkout, the build tree, HOME),
+// found anywhere as written, and its names (host name, user name), found as
+// whole words (not inside a longer name such as "kvm" or "vm-2").
+struct MachineDetails {
+  std::vector<std::string> paths;
+  std::vector<std::string> names;
+};
+
+// The machine's details in a text: privacy_problems, then each path and name
+// of `machine` found, with its line and count.
+std::vector<std::string> machine_problems(const std::string& text, const MachineDetails& machine);
+
+// A folder of published reports (reports/, what dashboards and artifacts
+// show): every file, in every subfolder, held by machine_problems. A file that
+// holds a NUL byte is binary (a screenshot) and is listed in `binary` instead;
+// a link is a problem, since it points into the machine.
+std::vector<EvidenceProblem> check_published_folder(const std::string& dir,
+                                                    const MachineDetails& machine,
+                                                    std::vector<std::string>& binary,
+                                                    size_t& scanned);
+
 }  // namespace kdh

@@ -11,6 +11,14 @@
 // machine (absolute paths not behind a placeholder such as {out}, GPU UUIDs,
 // MAC, IPv4 and e-mail addresses).
 //
+//   kernodeck-evidence --published [--machine-path PATH]... [--machine-name NAME]... DIR...
+//
+// A folder of published reports (reports/, what dashboards and artifacts
+// show): every text file, in every subfolder, must be free of the same details
+// of the machine, of the folders given with --machine-path (the checkout, the
+// build tree, HOME) and of the names given with --machine-name (host name,
+// user name; as whole words). Binary files (a screenshot) are listed, not read.
+//
 // Prints one line per problem, "FILE: problem", then a count. Exits 0 when
 // everything holds, 1 when anything does not, 2 on a usage error. With no DIR,
 // --allow-none says so and exits 0 (no evidence committed yet).
@@ -28,9 +36,23 @@ int main(int argc, char** argv) {
                "kernodeck-evidence"};
   std::vector<std::string> folders;
   bool allow_none = false;
+  bool published = false;
+  kdh::MachineDetails machine;
   app.add_option("DIR", folders, "evidence folders, e.g. docs/evidence/<gpu>-<date>")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--allow-none", allow_none, "no DIR at all is fine (no evidence committed yet)");
+  auto* published_flag = app.add_flag(
+      "--published", published,
+      "DIR are folders of published reports (reports/): only the machine's details are checked");
+  app.add_option("--machine-path", machine.paths, "a folder of the machine (with --published)")
+      ->type_name("PATH")
+      ->allow_extra_args(false)
+      ->needs(published_flag);
+  app.add_option("--machine-name", machine.names,
+                 "a name of the machine: host, user (with --published)")
+      ->type_name("NAME")
+      ->allow_extra_args(false)
+      ->needs(published_flag);
   try {
     app.parse(argc, argv);
     if (folders.empty() && !allow_none) {
@@ -45,6 +67,20 @@ int main(int argc, char** argv) {
     return 0;
   }
   size_t count = 0;
+  if (published) {
+    size_t scanned = 0;
+    for (const std::string& folder : folders) {
+      std::vector<std::string> binary;
+      for (const auto& p : kdh::check_published_folder(folder, machine, binary, scanned)) {
+        std::cout << p.file << ": " << p.problem << '\n';
+        ++count;
+      }
+      for (const std::string& file : binary) std::cout << file << ": binary, not read\n";
+    }
+    std::cout << "kernodeck-evidence: " << count << (count == 1 ? " problem" : " problems")
+              << " in " << scanned << " published files" << std::endl;
+    return count == 0 ? 0 : 1;
+  }
   for (const std::string& folder : folders) {
     for (const auto& p : kdh::check_evidence_folder(folder)) {
       std::cout << p.file << ": " << p.problem << '\n';

@@ -314,3 +314,51 @@ TEST(EvidenceReport, JudgedByTheHarnesssInvariants) {
 }
 
 }  // namespace
+
+TEST(PublishedReports, TheMachinesNamesAreFoundAsWholeWordsOnly) {
+  const kdh::MachineDetails machine{{"/srv/ci/checkout-17"}, {"gpu-node-7", "kd_user"}};
+  EXPECT_EQ(kdh::machine_problems("gpu-node-70 mygpu-node-7 kd_users :root gpu-node-7x\n"
+                                  "checkout-17 is a word, not the folder\n",
+                                  machine),
+            std::vector<std::string>{});
+  const auto found = kdh::machine_problems(
+      "ran on gpu-node-7.\nby kd_user, in /srv/ci/checkout-17/build (gpu-node-7)\n", machine);
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0], "an absolute path of the machine on line 2: /srv/ci/checkout-17/build");
+  EXPECT_EQ(found[1], "the machine's folder \"/srv/ci/checkout-17\" on line 2");
+  EXPECT_EQ(found[2], "the machine's name \"gpu-node-7\" on line 1 (2 in all)");
+  EXPECT_EQ(found[3], "the machine's name \"kd_user\" on line 2");
+}
+
+TEST_F(EvidenceFolder, PublishedReportsAreReadInEverySubfolderAndBinariesAreListed) {
+  const kdh::MachineDetails machine{{"/opt/checkout"}, {"buildhost"}};
+  const fs::path pub = tmp_ / "reports";
+  write(pub / "junit.xml", "<testsuites/>\n");
+  write(pub / "cases" / "cli.a.json", "{\"error\": {\"message\": \"on buildhost\"}}\n");
+  write(pub / "cases" / "cli.a.stderr", "kernodeck: /opt/checkout/build-debian/x\n");
+  write(pub / "shot.png", std::string("\x89PNG\0buildhost", 14));
+  std::vector<std::string> binary;
+  size_t scanned = 0;
+  const auto problems = kdh::check_published_folder(pub.string(), machine, binary, scanned);
+  EXPECT_EQ(scanned, 3u);
+  EXPECT_EQ(binary, std::vector<std::string>{(pub / "shot.png").string()});
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].file, (pub / "cases" / "cli.a.json").string());
+  EXPECT_EQ(problems[0].problem, "the machine's name \"buildhost\" on line 1");
+  EXPECT_EQ(problems[1].file, (pub / "cases" / "cli.a.stderr").string());
+  EXPECT_EQ(problems[1].problem, "the machine's folder \"/opt/checkout\" on line 1");
+
+  // A clean folder holds; the program says so and exits 0, and 1 on a planted name.
+  fs::remove_all(pub / "cases");
+  const std::string program = KERNODECK_EVIDENCE_PROGRAM;
+  const std::string out = quoted((tmp_ / "out.txt").string());
+  const std::string args = " --published --machine-path /opt/checkout --machine-name buildhost ";
+  EXPECT_EQ(shell(program + args + quoted(pub.string()) + " >" + out), 0) << read(tmp_ / "out.txt");
+  EXPECT_NE(read(tmp_ / "out.txt").find("0 problems in 1 published files"), std::string::npos);
+  write(pub / "summary.md", "certified on buildhost\n");
+  EXPECT_EQ(shell(program + args + quoted(pub.string()) + " >" + out), 1);
+  EXPECT_NE(read(tmp_ / "out.txt").find("summary.md: the machine's name \"buildhost\""),
+            std::string::npos)
+      << read(tmp_ / "out.txt");
+  EXPECT_EQ(shell(program + " --machine-name x " + quoted(pub.string()) + " >" + out + " 2>&1"), 2);
+}

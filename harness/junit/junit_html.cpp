@@ -51,10 +51,10 @@ std::string count_text(const LayerState& s) {
 }
 
 constexpr const char* kStyle = R"(
-:root { --bg: #ffffff; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --panel: #f6f8fa;
+html { --bg: #ffffff; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --panel: #f6f8fa;
         --pass: #1a7f37; --fail: #cf222e; --skip: #9a6700; }
 @media (prefers-color-scheme: dark) {
-  :root { --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --panel: #161b22;
+  html { --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --panel: #161b22;
           --pass: #3fb950; --fail: #f85149; --skip: #d29922; }
 }
 body { background: var(--bg); color: var(--fg); margin: 2em auto; max-width: 75em;
@@ -79,7 +79,7 @@ pre { background: var(--panel); border: 1px solid var(--line); padding: .5em; ov
 summary { cursor: pointer; color: var(--muted); }
 @media print {
   body { background: #fff; color: #000; max-width: none; margin: 0; }
-  :root { --bg: #fff; --fg: #000; --panel: #fff; --muted: #333; }
+  html { --bg: #fff; --fg: #000; --panel: #fff; --muted: #333; }
   details > pre { display: none; }
   .case { break-inside: avoid; }
 }

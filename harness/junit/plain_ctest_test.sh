@@ -23,7 +23,7 @@ command -v xmllint >/dev/null 2>&1 || {
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-project=$work/project reports=$work/reports
+project=$work/project reports=$work/reports xml=$work/gtest-xml
 mkdir -p "$project" "$reports"
 failed=0
 fail() {
@@ -33,16 +33,16 @@ fail() {
 
 {
   echo "add_test(conformance.report_start \"$cmake\" -DSTEP=start \"-DREPORTS=$reports\"" \
-       "-P \"$script\")"
+       "\"-DXML=$xml\" -P \"$script\")"
   echo "set_tests_properties(conformance.report_start PROPERTIES FIXTURES_SETUP kernodeck_report)"
   echo "add_test(conformance.report \"$cmake\" -DSTEP=report \"-DREPORTS=$reports\"" \
-       "\"-DJUNIT=$tool\" \"-DSOURCE=$source_root\" \"-DXSD=$xsd\" -P \"$script\")"
+       "\"-DXML=$xml\" \"-DJUNIT=$tool\" \"-DSOURCE=$source_root\" \"-DXSD=$xsd\" -P \"$script\")"
   echo "set_tests_properties(conformance.report PROPERTIES FIXTURES_CLEANUP kernodeck_report)"
   # The same command line gtest_discover_tests(XML_OUTPUT_DIR) generates.
   for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run/healthy \
               probe.run/segfault probe.run/hang_forever; do
     echo "add_test([=[$name]=] \"$sample\" \"--gtest_filter=$name\"" \
-         "\"--gtest_also_run_disabled_tests\" \"--gtest_output=xml:$reports/gtest/$name.xml\")"
+         "\"--gtest_also_run_disabled_tests\" \"--gtest_output=xml:$xml/$name.xml\")"
     echo "set_tests_properties([=[$name]=] PROPERTIES FIXTURES_REQUIRED kernodeck_report" \
          "TIMEOUT 3)"
   done

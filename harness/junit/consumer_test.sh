@@ -159,17 +159,24 @@ fi
 
 # Two build variants certified in separate CTest runs end in one report: the same run converted
 # with --variant a and --variant b, then merged.
+# Each variant's folder holds its own JSON report of the case cli.report_mismatch, which the
+# merged HTML page must show under that variant's case.
 for variant in a b; do
+  mkdir -p "$work/$variant/cases"
+  echo "{\"schema_version\": 1, \"seen_by\": \"variant-$variant\"}" \
+    >"$work/$variant/cases/cli.report_mismatch.json"
   summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
     --ctest-tests "$work/ctest-tests.json" --variant "$variant" \
-    --output "$work/junit-$variant.xml" --title sample)
+    --output "$work/$variant/junit.xml" --title sample)
+  cp "$work/$variant/junit.xml" "$work/junit-$variant.xml"
   if [[ $summary != "$expected_summary" ]]; then
     echo "junit.consumer: FAILED: --variant $variant: summary '$summary'" >&2
     exit 1
   fi
 done
-summary=$("$tool" --merge "$work/junit-a.xml" "$work/junit-b.xml" \
-  --output "$work/merged.xml" --title sample-variants 2>"$work/merge.err")
+summary=$("$tool" --merge "$work/a/junit.xml" "$work/b/junit.xml" \
+  --output "$work/merged.xml" --title sample-variants --html "$work/merged.html" \
+  2>"$work/merge.err")
 expected_merged="tests=24 passed=8 failures=4 errors=8 skipped=4"
 if [[ $summary != "$expected_merged" || -s $work/merge.err ]]; then
   cat "$work/merge.err" >&2
@@ -182,6 +189,16 @@ if ! xmllint --noout --schema "$xsd" "$work/merged.xml"; then
   exit 1
 fi
 "$python" "$checker" variants "$work/merged.xml"
+for variant in a b; do
+  shown=$(sed -n "/data-case=\"cli.report_mismatch\".*data-variant=\"$variant\"/,/^<\/div>$/p" \
+    "$work/merged.html")
+  if ! grep -q "variant-$variant" <<<"$shown"; then
+    echo "junit.consumer: FAILED: the merged HTML does not show variant $variant's own JSON" \
+      "report under its case cli.report_mismatch; it shows:" >&2
+    echo "${shown:-(no such case)}" >&2
+    exit 1
+  fi
+done
 
 # --merge takes reports this tool wrote, and only them.
 status=0

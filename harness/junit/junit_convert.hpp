@@ -225,7 +225,8 @@ std::map<std::string, std::string> read_case_json(const std::filesystem::path& d
 // merge_reports wrote: the counts and the environment at the top, the four layers of the
 // contract (import, backend, device, compute) as a ladder with their state, then every case by
 // layer with its promise (read from the source root's suites/, when given), its verdict, its
-// skip reason or failure, and its JSON report (from `case_json`, "<layer>.<id>") in <details>.
+// skip reason or failure, and its JSON report in <details>: from `case_json`, keyed
+// "<variant>/<layer>.<id>" for a case of a variant (a merged report), else "<layer>.<id>".
 // For tests: <main id="certificate"> carries data-tests, data-passed, data-failed,
 // data-errors and data-skipped (of every case in the report, the certificate's own included,
 // as summary_line counts them); the facts are rows of <table id="environment">.

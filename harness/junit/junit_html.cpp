@@ -304,7 +304,9 @@ std::string certificate_html(const std::string& junit_xml,
           << "<details><summary>What went wrong</summary><pre>" << html_escape(c.body)
           << "</pre></details>\n";
       }
-      if (const auto json = case_json.find(c.layer + "." + c.id); json != case_json.end()) {
+      auto json = case_json.find(c.variant + "/" + c.layer + "." + c.id);
+      if (json == case_json.end()) json = case_json.find(c.layer + "." + c.id);
+      if (json != case_json.end()) {
         h << "<details class=\"json\"><summary>The check's JSON report</summary><pre>"
           << html_escape(json->second) << "</pre></details>\n";
       }

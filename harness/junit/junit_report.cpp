@@ -51,7 +51,8 @@
 //                 other file): the counts and environment, the four layers (import, backend,
 //                 device, compute) as a ladder with their state, every case by layer with its
 //                 promise (from --source-root's suites/), verdict and reason, and its JSON
-//                 report from --cases inline.
+//                 report from --cases inline; with --merge, from the cases/ folder beside each
+//                 merged report (reports/<variant>/cases), as ci/common.sh leaves them.
 //
 // Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
 // exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
@@ -72,12 +73,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "junit_convert.hpp"
+#include "junit_xml.hpp"
 
 namespace {
 
@@ -109,6 +112,35 @@ void write_output(const std::string& path, const std::string& content) {
 }
 
 }  // namespace
+
+// The JSON reports of the cases of each merged report, from the cases/ folder beside it, keyed
+// "<variant>/<layer>.<id>" (the variant its testsuites name) so that the same case of two
+// variants keeps its own report.
+static std::map<std::string, std::string> merged_case_json(const std::vector<std::string>& inputs,
+                                                    const std::vector<std::string>& xmls,
+                                                    const kd::junit::PathScrub& scrub) {
+  std::map<std::string, std::string> all;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    tinyxml2::XMLDocument doc;
+    const tinyxml2::XMLElement* root = kd::junit::parse_report_xml(doc, xmls[i]);
+    std::string variant;
+    for (auto* suite = root->FirstChildElement("testsuite"); suite && variant.empty();
+         suite = suite->NextSiblingElement("testsuite")) {
+      const auto* props = suite->FirstChildElement("properties");
+      for (auto* p = props ? props->FirstChildElement("property") : nullptr; p;
+           p = p->NextSiblingElement("property")) {
+        if (kd::junit::attr(p, "name") == kd::junit::kVariantProperty) {
+          variant = kd::junit::attr(p, "value");
+        }
+      }
+    }
+    const std::filesystem::path cases = std::filesystem::path(inputs[i]).parent_path() / "cases";
+    for (auto& [key, text] : kd::junit::read_case_json(cases, scrub)) {
+      all[variant.empty() ? key : variant + "/" + key] = std::move(text);
+    }
+  }
+  return all;
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"Rewrites CTest's JUnit, with GoogleTest's per-test XML, into a JUnit report "
@@ -183,14 +215,23 @@ int main(int argc, char** argv) {
   try {
     if (!merge.empty()) {
       std::vector<kd::junit::MergeInput> inputs;
-      for (const std::string& path : merge) inputs.push_back({path, read_input(path, "report")});
+      std::vector<std::string> xmls;
+      for (const std::string& path : merge) {
+        inputs.push_back({path, read_input(path, "report")});
+        xmls.push_back(inputs.back().xml);
+      }
       const kd::junit::Merged merged = kd::junit::merge_reports(inputs, title);
       for (const std::string& warning : merged.warnings)
         std::cerr << "kernodeck-junit: warning: " << warning << '\n';
       write_output(output, merged.xml);
       if (!summary.empty()) write_output(summary, kd::junit::summary_markdown(merged.xml));
-      if (!html.empty())
-        write_output(html, kd::junit::certificate_html(merged.xml, {}, source_root));
+      if (!html.empty()) {
+        kd::junit::PathScrub scrub;
+        if (!source_root.empty())
+          scrub.source_root = std::filesystem::absolute(source_root).lexically_normal();
+        write_output(html, kd::junit::certificate_html(
+                               merged.xml, merged_case_json(merge, xmls, scrub), source_root));
+      }
       std::cout << kd::junit::summary_line(merged.counts) << std::endl;
       return 0;
     }

@@ -206,6 +206,7 @@ Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
     r.name = full.substr(dot + 1);
   }
   draft.long_name = r.name;
+  if (g) r.promise = g->promise;
   // A value-parameterized case is "<TEST_P name>/<param name>"; the param name is the case id.
   // Also without evidence of GoogleTest: a test CTest could not start has no XML and may have
   // no command either, yet must keep the name its layer's other cases have.
@@ -462,6 +463,9 @@ std::vector<GtestCase> parse_gtest_xml(const std::string& xml, const std::string
       c.source = source;
       c.timestamp = attr(tc, "timestamp");
       c.time = parse_double(attr(tc, "time"));
+      const std::string param = attr(tc, "value_param");
+      if (const std::size_t at = param.find(" guards: "); at != std::string::npos)
+        c.promise = param.substr(at + 9);
       if (c.timestamp.empty()) c.timestamp = attr(suite, "timestamp");
       if (c.timestamp.empty()) c.timestamp = attr(root, "timestamp");
       for (auto* f = tc->FirstChildElement("failure"); f; f = f->NextSiblingElement("failure")) {
@@ -733,24 +737,22 @@ std::string write_junit(const Report& report) {
                         : c.verdict == Verdict::Error ? "error"
                         : c.verdict == Verdict::Skipped ? "skipped"
                                                         : nullptr;
-      if (!tag) {
-        // A pass shows no output, except the certificate's, which is its text.
-        if (!c.system_out.empty()) {
-          tinyxml2::XMLElement* out = doc.NewElement("system-out");
-          tc->InsertEndChild(out);
-          text(out, c.system_out);
-        }
-        continue;
+      // The promise first; then a failure's or an error's output. A pass shows no output,
+      // except the certificate's, which is its text.
+      std::string shown = c.verdict == Verdict::Skipped ? std::string() : c.system_out;
+      if (!c.promise.empty())
+        shown = kPromisePrefix + c.promise + (shown.empty() ? "\n" : "\n\n" + shown);
+      if (tag) {
+        tinyxml2::XMLElement* v = doc.NewElement(tag);
+        tc->InsertEndChild(v);
+        set(v, "message", c.message);
+        if (!c.type.empty()) set(v, "type", c.type);
+        text(v, c.body);
       }
-      tinyxml2::XMLElement* v = doc.NewElement(tag);
-      tc->InsertEndChild(v);
-      set(v, "message", c.message);
-      if (!c.type.empty()) set(v, "type", c.type);
-      text(v, c.body);
-      if (c.verdict != Verdict::Skipped && !c.system_out.empty()) {
+      if (!shown.empty()) {
         tinyxml2::XMLElement* out = doc.NewElement("system-out");
         tc->InsertEndChild(out);
-        text(out, c.system_out);
+        text(out, shown);
       }
     }
   }

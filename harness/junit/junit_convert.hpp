@@ -52,6 +52,9 @@ struct GtestCase {
   std::string timestamp;  // when the case started, local time; may be empty
   std::string source;     // the file it came from, for messages
   double time = 0;        // seconds, as GoogleTest measured the case
+  // What the case guards: from GoogleTest's value_param, which the harness prints as
+  // "<layer>.<id> guards: <promise>" (harness/case.cpp, PrintTo); empty for other tests.
+  std::string promise;
 
   std::string full_name() const { return suite + "." + name; }
 };
@@ -115,7 +118,13 @@ struct ReportCase {
   std::string message;  // one line
   std::string body;     // the full text a reviewer reads
   std::string system_out;
+  // What the case guards (GtestCase::promise); written as the first line of <system-out>,
+  // "Promise: <promise>", for every verdict, so that a dashboard and the HTML page show it.
+  std::string promise = {};
 };
+
+// The first line of a case's <system-out> that states its promise.
+inline constexpr const char* kPromisePrefix = "Promise: ";
 
 struct ReportSuite {
   std::string name;

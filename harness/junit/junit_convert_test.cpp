@@ -888,5 +888,47 @@ TEST(JunitHtml, EmbedsEachCaseJsonAndItsPromiseWithoutAbsolutePaths) {
   EXPECT_EQ(html.find(scratch.dir.string()), std::string::npos) << html;
 }
 
+TEST(JunitPromise, ReadFromGoogleTestsParameterAndWrittenFirstInEveryVerdictsOutput) {
+  // The harness prints a case as "<layer>.<id> guards: <promise>"; GoogleTest records that
+  // as the test's value_param.
+  const auto cases = parse_gtest_xml(
+      R"(<testsuites><testsuite name="cli">
+  <testcase name="run/usage" value_param="cli.usage guards: exit 2 &amp; nothing on stdout"
+            status="run" result="completed" time="0.1" classname="cli"/>
+  <testcase name="plain" status="run" result="completed" time="0.1" classname="cli"/>
+</testsuite></testsuites>)",
+      "x.xml");
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].promise, "exit 2 & nothing on stdout");
+  EXPECT_EQ(cases[1].promise, "");
+
+  Report report;
+  report.title = "kd";
+  ReportCase pass{"cli", "ok", 0.25, Verdict::Passed, "", "", "", ""};
+  pass.promise = "a pass keeps its promise";
+  ReportCase skip{"cli", "gpu", 0, Verdict::Skipped, "", "no GPU", "no GPU", "never written"};
+  skip.promise = "a GPU case";
+  ReportCase fail{"cli", "bad", 1, Verdict::Failure, "assertion", "m", "body", "tail\n"};
+  fail.promise = "a failure";
+  ReportCase plain{"cli", "plain", 0, Verdict::Passed, "", "", "", ""};
+  report.suites = {{"cli", {pass, skip, fail, plain}}};
+  tinyxml2::XMLDocument doc;
+  const std::string xml = write_junit(report);
+  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
+  const auto* tc = doc.RootElement()->FirstChildElement("testsuite")->FirstChildElement("testcase");
+  EXPECT_STREQ(tc->FirstChildElement("system-out")->GetText(), "Promise: a pass keeps its promise\n");
+  tc = tc->NextSiblingElement("testcase");
+  EXPECT_STREQ(tc->FirstChildElement("system-out")->GetText(), "Promise: a GPU case\n");
+  tc = tc->NextSiblingElement("testcase");
+  EXPECT_STREQ(tc->FirstChildElement("system-out")->GetText(), "Promise: a failure\n\ntail\n");
+  tc = tc->NextSiblingElement("testcase");
+  EXPECT_EQ(tc->FirstChildElement("system-out"), nullptr);
+
+  // The HTML page shows the recorded promise, whatever the source declares.
+  const std::string html = certificate_html(xml, {}, {});
+  EXPECT_NE(html.find("Promise: a pass keeps its promise"), std::string::npos) << html;
+  EXPECT_NE(html.find("Promise: a GPU case"), std::string::npos) << html;
+}
+
 }  // namespace
 }  // namespace kd::junit

@@ -26,7 +26,7 @@ std::string read_file(const std::filesystem::path& path) {
 const char* const kLadder[] = {"import", "backend", "device", "compute"};
 
 struct HtmlCase {
-  std::string variant, layer, id, verdict, message, body;
+  std::string variant, layer, id, verdict, message, body, promise;
 };
 
 struct LayerState {
@@ -191,6 +191,11 @@ std::string certificate_html(const std::string& junit_xml,
       if (c.layer.rfind(kClassPrefix, 0) == 0) c.layer = c.layer.substr(std::string(kClassPrefix).size());
       c.id = attr(tc, "name");
       c.verdict = "passed";
+      const std::string system_out = all_text(tc->FirstChildElement("system-out"));
+      if (system_out.rfind(kPromisePrefix, 0) == 0) {
+        const std::size_t begin = std::string(kPromisePrefix).size();
+        c.promise = system_out.substr(begin, system_out.find('\n') - begin);
+      }
       for (const char* v : {"failure", "error", "skipped"}) {
         if (const auto* e = tc->FirstChildElement(v)) {
           c.verdict = std::string(v) == "failure" ? "failed" : v;
@@ -204,9 +209,8 @@ std::string certificate_html(const std::string& junit_xml,
       else ++counts.passed;
       if (attr(tc, "classname") == certificate_class) {
         // A failing certificate's body repeats its message on line one.
-        const std::string out = all_text(tc->FirstChildElement("system-out"));
         const std::size_t eol = c.body.find('\n');
-        certificates.emplace_back(variant, !out.empty()            ? out
+        certificates.emplace_back(variant, !system_out.empty()     ? system_out
                                            : eol == std::string::npos ? c.body
                                                                       : c.body.substr(eol + 1));
         continue;
@@ -295,7 +299,9 @@ std::string certificate_html(const std::string& junit_xml,
       if (!c.variant.empty()) h << " [" << html_escape(c.variant) << "]";
       h << " <span class=\"" << (c.verdict == "error" ? "failed" : c.verdict) << "\">" << c.verdict
         << "</span>\n";
-      if (const std::string promise = case_promise(source_root, c.id); !promise.empty())
+      // The promise the case recorded; for a report without one, its declaration's.
+      const std::string promise = c.promise.empty() ? case_promise(source_root, c.id) : c.promise;
+      if (!promise.empty())
         h << "<div class=\"promise\">Promise: " << html_escape(promise) << "</div>\n";
       if (c.verdict == "skipped") {
         h << "<div class=\"reason\">Skipped: " << html_escape(c.message) << "</div>\n";

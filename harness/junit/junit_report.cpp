@@ -9,6 +9,8 @@
 //   kernodeck-junit --gtest-xml DIR --output FILE [...the options above but --ctest-junit]
 //   kernodeck-junit --merge FILE... --output FILE [--title NAME] [--summary FILE] [--html FILE]
 //                   [--source-root DIR]
+//   kernodeck-junit --fleet DIR (--expect NODE.UNIT... | --expect-file FILE)... --output FILE
+//                   [--title NAME] [--commit TEXT] [--summary FILE] [--html FILE]
 //
 // --ctest-junit   what `ctest --output-junit FILE` wrote. Without it (the cleanup test of the
 //                 conformance run, which every `ctest` runs after the cases it selected), the
@@ -31,6 +33,14 @@
 //                 sums. An input that is not such a report is an error. Excludes --ctest-junit,
 //                 --gtest-xml, --ctest-tests and --variant; one of --gtest-xml and --merge is
 //                 required.
+// --fleet         a folder of the check's own JSON reports, one per GPU, named
+//                 "<node>.<unit>.json" (a Slurm job's tasks, a CI matrix's runners): a testsuite
+//                 per node, a testcase per unit, the code, exit code, stage and message as the
+//                 failure; the summary and the HTML page gain the fleet view (nodes by outcome,
+//                 which layer fails where). See junit_fleet.hpp.
+// --expect        the units that must have reported, "<node>.<unit>": one that did not is an
+//                 <error>. --expect-file reads them from a file, one per line ('#' comments).
+//                 At least one of the two is required with --fleet.
 // --title         the report's name (<testsuites name>), "kernodeck-diagnostic" by default.
 // --cases         the suite's folder of the check's own reports (reports/<variant>/cases): what
 //                 they say (check version, libtorch, backend, CUDA/HIP, GPU model and count,
@@ -80,6 +90,7 @@
 #include <vector>
 
 #include "junit_convert.hpp"
+#include "junit_fleet.hpp"
 #include "junit_xml.hpp"
 
 namespace {
@@ -179,8 +190,7 @@ int main(int argc, char** argv) {
           ->type_name("DIR");
   CLI::Option* commit_option =
       app.add_option("--commit", commit, "the commit the check was built from")
-          ->type_name("TEXT")
-          ->needs(cases_option);
+          ->type_name("TEXT");
   CLI::Option* declared_option =
       app.add_option("--gpu-declared", gpu_declared, "whether the runner declared a GPU")
           ->check(CLI::IsMember({"yes", "no"}))
@@ -194,6 +204,28 @@ int main(int argc, char** argv) {
   std::string html;
   app.add_option("--html", html, "also write the certificate as a self-contained HTML page")
       ->type_name("FILE");
+  std::string fleet_dir;
+  std::vector<std::string> expect, expect_files;
+  CLI::Option* fleet_option =
+      app.add_option("--fleet", fleet_dir, "a folder of the check's reports, <node>.<unit>.json")
+          ->type_name("DIR");
+  CLI::Option* expect_option =
+      app.add_option("--expect", expect, "a unit that must have reported, <node>.<unit>")
+          ->type_name("NODE.UNIT")
+          ->expected(1, -1)
+          ->needs(fleet_option);
+  CLI::Option* expect_file_option =
+      app.add_option("--expect-file", expect_files, "the expected units, one per line")
+          ->type_name("FILE")
+          ->needs(fleet_option);
+  fleet_option->excludes(ctest_junit_option)
+      ->excludes(gtest_option)
+      ->excludes(tests_option)
+      ->excludes(variant_option)
+      ->excludes(merge_option)
+      ->excludes(cases_option)
+      ->excludes(declared_option)
+      ->excludes(hide_option);
   merge_option->excludes(ctest_junit_option)
       ->excludes(gtest_option)
       ->excludes(tests_option)
@@ -206,13 +238,36 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     // Checked here rather than with needs(), so that --merge with --ctest-junit is reported as
     // the exclusion it is.
-    if (gtest_option->count() == 0 && merge_option->count() == 0)
-      throw CLI::RequiredError("--gtest-xml or --merge");
+    if (gtest_option->count() == 0 && merge_option->count() == 0 && fleet_option->count() == 0)
+      throw CLI::RequiredError("--gtest-xml, --merge or --fleet");
+    if (fleet_option->count() > 0 && expect_option->count() == 0 &&
+        expect_file_option->count() == 0)
+      throw CLI::RequiredError("--expect or --expect-file (with --fleet)");
+    if (commit_option->count() > 0 && cases_option->count() == 0 && fleet_option->count() == 0)
+      throw CLI::RequiredError("--cases or --fleet (with --commit)");
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
   try {
+    if (fleet_option->count() > 0) {
+      for (const std::string& file : expect_files) {
+        const std::vector<std::string> listed =
+            kd::junit::parse_expected(read_input(file, "expected list"));
+        expect.insert(expect.end(), listed.begin(), listed.end());
+      }
+      kd::junit::Fleet fleet = kd::junit::read_fleet(fleet_dir, expect);
+      for (const std::string& warning : fleet.warnings)
+        std::cerr << "kernodeck-junit: warning: " << warning << '\n';
+      if (!commit.empty()) fleet.facts.commit = commit;
+      const kd::junit::Report report = kd::junit::fleet_report(fleet, title);
+      const std::string xml = kd::junit::write_junit(report);
+      write_output(output, xml);
+      if (!summary.empty()) write_output(summary, kd::junit::fleet_markdown(fleet, xml));
+      if (!html.empty()) write_output(html, kd::junit::fleet_html(fleet, xml));
+      std::cout << kd::junit::summary_line(report.counts()) << std::endl;
+      return 0;
+    }
     if (!merge.empty()) {
       std::vector<kd::junit::MergeInput> inputs;
       std::vector<std::string> xmls;

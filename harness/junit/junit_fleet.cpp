@@ -92,7 +92,10 @@ void judge(FleetUnit& u, const std::string& text) {
     for (const auto& [name, ms] : timings->items())
       if (ms.is_number()) u.seconds += ms.get<double>() / 1000.0;
   }
-  const bool says_passed = u.code.size() > 7 && u.code.compare(u.code.size() - 7, 7, "_PASSED") == 0;
+  const std::string passed_suffix = "_PASSED";
+  const bool says_passed = u.code.size() > passed_suffix.size() &&
+                           u.code.compare(u.code.size() - passed_suffix.size(),
+                                          passed_suffix.size(), passed_suffix) == 0;
   if ((status == "passed") != (u.exit_code == 0) || (status == "passed") != says_passed) {
     u.message = "the report contradicts itself: status " + status + ", code " + u.code +
                 ", exit_code " + std::to_string(u.exit_code);
@@ -131,9 +134,15 @@ std::vector<NodeRow> node_rows(const Fleet& fleet) {
     std::set<std::string> layers;
     for (const FleetUnit* u : units) {
       ++r.gpus;
-      if (u->state == UnitState::Passed) ++r.passed;
-      else if (u->state == UnitState::Failed) ++r.failed, layers.insert(u->verdict_words());
-      else ++r.missing, layers.insert(u->state == UnitState::Missing ? "no report" : "unreadable report");
+      if (u->state == UnitState::Passed) {
+        ++r.passed;
+      } else if (u->state == UnitState::Failed) {
+        ++r.failed;
+        layers.insert(u->verdict_words());
+      } else {
+        ++r.missing;
+        layers.insert(u->state == UnitState::Missing ? "no report" : "unreadable report");
+      }
     }
     r.outcome = r.failed + r.missing == 0 ? "healthy"
                 : r.passed == 0           ? "failing"
@@ -172,13 +181,87 @@ std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> failures_by_l
 
 std::string md_cell(const std::string& text) {
   std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  for (const char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else {
+      out += c == '\n' || c == '\r' ? ' ' : c;
+    }
+  }
   return out;
 }
 
 struct LadderStep {
   std::size_t passed = 0, failed = 0, not_reached = 0;
 };
+
+// The ladder of the four layers, counting GPUs: a GPU passed every layer below the one it
+// stopped at.
+std::string fleet_ladder(const Fleet& fleet) {
+  std::array<LadderStep, kLayers.size()> steps{};
+  std::size_t without = 0;
+  for (const FleetUnit& u : fleet.units) {
+    if (u.state != UnitState::Passed && u.state != UnitState::Failed) {
+      ++without;
+      continue;
+    }
+    const int reached = u.state == UnitState::Passed ? static_cast<int>(kLayers.size())
+                                                     : stage_rank(u.stage);
+    for (std::size_t i = 0; i < kLayers.size(); ++i) {
+      const int layer = static_cast<int>(i);
+      if (reached < 0 || layer == reached) ++steps[i].failed;  // an unknown stage fails them all
+      else if (layer < reached) ++steps[i].passed;
+      else ++steps[i].not_reached;
+    }
+  }
+  std::ostringstream ladder;
+  ladder << "<ol class=\"ladder\" id=\"ladder\" data-counts=\"gpus\">\n";
+  for (std::size_t i = 0; i < kLayers.size(); ++i) {
+    const LadderStep& s = steps[i];
+    const std::string state = s.failed > 0 ? "failed" : s.passed > 0 ? "passed" : "not reached";
+    ladder << "<li class=\"" << (state == "not reached" ? "skipped" : state) << "\" data-layer=\""
+           << kLayers[i] << "\" data-state=\"" << state << "\"><strong>" << kLayers[i]
+           << "</strong>: " << state << " (GPUs: " << s.passed << " passed, " << s.failed
+           << " failed here, " << s.not_reached << " never reached it, " << without
+           << " without a report)</li>\n";
+  }
+  ladder << "</ol>\n";
+  return ladder.str();
+}
+
+// Nodes by outcome and which layer fails where, as a <section id="fleet">.
+std::string fleet_view(const Fleet& fleet) {
+  std::ostringstream view;
+  view << "<section id=\"fleet\">\n<h2>The fleet: nodes by outcome</h2>\n<table id=\"nodes\">\n"
+       << "<tr><th>node</th><th>outcome</th><th>GPUs</th><th>passed</th><th>failed</th>"
+       << "<th>no report</th><th>where it fails</th></tr>\n";
+  for (const NodeRow& r : node_rows(fleet)) {
+    view << "<tr data-node=\"" << html_escape(r.node) << "\" data-outcome=\"" << r.outcome
+         << "\"><td>" << html_escape(r.node) << "</td><td class=\""
+         << (r.outcome == "healthy" ? "passed" : "failed") << "\">" << r.outcome << "</td><td>"
+         << r.gpus << "</td><td>" << r.passed << "</td><td>" << r.failed << "</td><td>"
+         << r.missing << "</td><td>" << html_escape(r.layers) << "</td></tr>\n";
+  }
+  view << "</table>\n<h2>Which layer fails where</h2>\n";
+  const auto layers = failures_by_layer(fleet);
+  if (layers.empty()) {
+    view << "<p id=\"where\">Nowhere: every GPU passed.</p>\n";
+  } else {
+    view << "<table id=\"where\">\n<tr><th>layer</th><th>GPUs</th><th>where</th></tr>\n";
+    for (const auto& [layer, units] : layers) {
+      view << "<tr data-layer=\"" << html_escape(layer) << "\"><td>" << html_escape(layer)
+           << "</td><td>" << units.size() << "</td><td>";
+      for (std::size_t i = 0; i < units.size(); ++i)
+        view << (i ? ", " : "") << html_escape(units[i]->id())
+             << (units[i]->state == UnitState::Failed ? " " + html_escape(units[i]->verdict_words())
+                                                     : std::string());
+      view << "</td></tr>\n";
+    }
+    view << "</table>\n";
+  }
+  view << "</section>\n";
+  return view.str();
+}
 
 }  // namespace
 
@@ -209,7 +292,8 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
     throw InputError("no expected reports: without the list of GPUs that should have reported, "
                      "a missing report could not be told");
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError("fleet folder " + dir.string() + " does not exist");
+  if (!fs::is_directory(dir, ec))
+    throw InputError("fleet folder " + dir.string() + " does not exist");
 
   Fleet fleet;
   std::map<std::string, FleetUnit> units;
@@ -336,10 +420,11 @@ std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml) {
   out += "| layer | GPUs | where |\n|---|---|---|\n";
   for (const auto& [layer, units] : layers) {
     std::string where;
-    for (const FleetUnit* u : units)
-      where += (where.empty() ? "" : ", ") + u->id() +
-               (u->state == UnitState::Failed ? " " + u->code + "(" + std::to_string(u->exit_code) + ")"
-                                              : "");
+    for (const FleetUnit* u : units) {
+      where += (where.empty() ? "" : ", ") + u->id();
+      if (u->state == UnitState::Failed)
+        where += " " + u->code + "(" + std::to_string(u->exit_code) + ")";
+    }
     out += "| " + md_cell(layer) + " | " + std::to_string(units.size()) + " | " + md_cell(where) +
            " |\n";
   }
@@ -352,72 +437,16 @@ std::string fleet_html(const Fleet& fleet, const std::string& junit_xml) {
     if (!u.json.empty()) reports[u.node + "." + u.unit] = u.json;
   std::string page = certificate_html(junit_xml, reports, {});
 
-  // The ladder counts GPUs: a GPU passed every layer below the one it stopped at.
-  std::array<LadderStep, kLayers.size()> steps{};
-  std::size_t without = 0;
-  for (const FleetUnit& u : fleet.units) {
-    if (u.state != UnitState::Passed && u.state != UnitState::Failed) {
-      ++without;
-      continue;
-    }
-    const int reached = u.state == UnitState::Passed ? static_cast<int>(kLayers.size())
-                                                     : stage_rank(u.stage);
-    for (std::size_t i = 0; i < kLayers.size(); ++i) {
-      const int layer = static_cast<int>(i);
-      if (reached < 0 || layer == reached) ++steps[i].failed;  // an unknown stage fails them all
-      else if (layer < reached) ++steps[i].passed;
-      else ++steps[i].not_reached;
-    }
-  }
-  std::ostringstream ladder;
-  ladder << "<ol class=\"ladder\" id=\"ladder\" data-counts=\"gpus\">\n";
-  for (std::size_t i = 0; i < kLayers.size(); ++i) {
-    const LadderStep& s = steps[i];
-    const std::string state = s.failed > 0 ? "failed" : s.passed > 0 ? "passed" : "not reached";
-    ladder << "<li class=\"" << (state == "not reached" ? "skipped" : state) << "\" data-layer=\""
-           << kLayers[i] << "\" data-state=\"" << state << "\"><strong>" << kLayers[i]
-           << "</strong>: " << state << " (GPUs: " << s.passed << " passed, " << s.failed
-           << " failed here, " << s.not_reached << " never reached it, " << without
-           << " without a report)</li>\n";
-  }
-  ladder << "</ol>\n";
+  // The page's own ladder counts cases by classname, which here names nodes, not layers.
   const std::string open = "<ol class=\"ladder\" id=\"ladder\">";
   const std::size_t begin = page.find(open);
   const std::size_t end = begin == std::string::npos ? begin : page.find("</ol>\n", begin);
-  if (end != std::string::npos) page.replace(begin, end + 6 - begin, ladder.str());
+  if (end != std::string::npos) page.replace(begin, end + 6 - begin, fleet_ladder(fleet));
 
-  std::ostringstream view;
-  view << "<section id=\"fleet\">\n<h2>The fleet: nodes by outcome</h2>\n<table id=\"nodes\">\n"
-       << "<tr><th>node</th><th>outcome</th><th>GPUs</th><th>passed</th><th>failed</th>"
-       << "<th>no report</th><th>where it fails</th></tr>\n";
-  for (const NodeRow& r : node_rows(fleet)) {
-    view << "<tr data-node=\"" << html_escape(r.node) << "\" data-outcome=\"" << r.outcome
-         << "\"><td>" << html_escape(r.node) << "</td><td class=\""
-         << (r.outcome == "healthy" ? "passed" : "failed") << "\">" << r.outcome << "</td><td>"
-         << r.gpus << "</td><td>" << r.passed << "</td><td>" << r.failed << "</td><td>"
-         << r.missing << "</td><td>" << html_escape(r.layers) << "</td></tr>\n";
-  }
-  view << "</table>\n<h2>Which layer fails where</h2>\n";
-  const auto layers = failures_by_layer(fleet);
-  if (layers.empty()) {
-    view << "<p id=\"where\">Nowhere: every GPU passed.</p>\n";
-  } else {
-    view << "<table id=\"where\">\n<tr><th>layer</th><th>GPUs</th><th>where</th></tr>\n";
-    for (const auto& [layer, units] : layers) {
-      view << "<tr data-layer=\"" << html_escape(layer) << "\"><td>" << html_escape(layer)
-           << "</td><td>" << units.size() << "</td><td>";
-      for (std::size_t i = 0; i < units.size(); ++i)
-        view << (i ? ", " : "") << html_escape(units[i]->id())
-             << (units[i]->state == UnitState::Failed ? " " + html_escape(units[i]->verdict_words())
-                                                     : std::string());
-      view << "</td></tr>\n";
-    }
-    view << "</table>\n";
-  }
-  view << "</section>\n";
   // Right after the counts, above the environment: the fleet is what this page is about.
   const std::size_t environment = page.find("<h2>Environment</h2>");
-  page.insert(environment == std::string::npos ? page.find("</main>") : environment, view.str());
+  page.insert(environment == std::string::npos ? page.find("</main>") : environment,
+              fleet_view(fleet));
   return page;
 }
 

@@ -29,7 +29,8 @@ json report(const std::string& code, int exit_code, const std::string& stage) {
       {"stage", stage},
       {"message", passed ? "Product and gradient were verified on the CPU only."
                          : "libtorch was found but failed to load."},
-      {"requested", {{"device", "cpu"}, {"device_index", 0}, {"timeout_s", 30}, {"host_check", false}}},
+      {"requested",
+       {{"device", "cpu"}, {"device_index", 0}, {"timeout_s", 30}, {"host_check", false}}},
       {"runtime", {{"os_family", "Linux"}, {"arch", "x86_64"}}},
       {"pytorch", {{"version", passed ? json("1.13.1") : json(nullptr)}, {"cuda", nullptr},
                    {"hip", nullptr}, {"backend", passed ? json("none") : json(nullptr)},
@@ -116,7 +117,8 @@ TEST_F(FleetTest, EachReportBecomesItsVerdictAndAMissingOneAnError) {
   const ReportCase& broken = r.suites[3].cases[0];
   EXPECT_EQ(broken.verdict, Verdict::Failure);
   EXPECT_EQ(broken.type, "TORCH_IMPORT_FAILED");
-  EXPECT_EQ(broken.message, "TORCH_IMPORT_FAILED(4) import: libtorch was found but failed to load.");
+  EXPECT_EQ(broken.message,
+            "TORCH_IMPORT_FAILED(4) import: libtorch was found but failed to load.");
   EXPECT_NE(broken.body.find("file too short"), std::string::npos) << broken.body;
   EXPECT_NE(broken.body.find("\"exit_code\": 4"), std::string::npos) << broken.body;
   const ReportCase& missing = r.suites[3].cases[1];

@@ -74,6 +74,7 @@ HostCheckResult run_host_check(int& interrupted) {
     case RunEnd::Deadline:
       return {"timeout", std::nullopt, std::nullopt};
     case RunEnd::SpawnFailed:
+    case RunEnd::WatchFailed:
       return {"failed", std::nullopt, std::nullopt};
     case RunEnd::Exited:
       break;

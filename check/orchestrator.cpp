@@ -77,6 +77,11 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
       }
       return {Outcome::InternalError, Stage::Import, error, "", 0, std::nullopt};
     }
+    case RunEnd::WatchFailed:
+      return {Outcome::WorkerFailed, findings.stage,
+              ErrorInfo{"WatchFailed", "the worker could not be watched to its end (" +
+                                           run.watch_error + "); it was stopped"},
+              "", 0, std::nullopt};
     case RunEnd::Interrupted:
       return {Outcome::WorkerFailed, findings.stage, std::nullopt, "", run.interrupt_signal,
               std::nullopt};

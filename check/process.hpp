@@ -68,6 +68,8 @@ enum class RunEnd {
   Deadline,      // the deadline passed; the group was killed
   Interrupted,   // this process got SIGINT/SIGTERM/SIGHUP; the group was killed
   SpawnFailed,   // the program could not be started (see spawn_error)
+  WatchFailed,   // the child ran but could no longer be watched (see watch_error);
+                 // the group was killed
 };
 
 struct Captured {
@@ -82,6 +84,8 @@ struct RunResult {
   int interrupt_signal = 0;
   std::string spawn_error;  // when SpawnFailed: "No such file or directory"
   int spawn_errno = 0;
+  std::string watch_error;  // when WatchFailed: "poll: Invalid argument"
+  int watch_errno = 0;
   bool event_line_overflow = false;  // an event line exceeded kMaxEventLine
   double elapsed_s = 0;
 };

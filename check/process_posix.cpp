@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <thread>
 
 extern char** environ;
 
@@ -447,7 +448,10 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
       if (exited) return;
       auto now = Clock::now();
       if (now >= until) return;
-      poll_streams(std::min(poll_timeout_ms(now, until), 20), true);
+      if (poll_streams(std::min(poll_timeout_ms(now, until), 20), true) < 0 && errno != EINTR) {
+        // poll itself fails: look again shortly rather than spin.
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
     }
   };
   auto teardown = [&]() {
@@ -494,6 +498,11 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
     // The signal pipe wakes us when the child ends; the cap only bounds the
     // cost of a lost wake-up.
     if (poll_streams(std::min(poll_timeout_ms(now, wake), 100), true) < 0 && errno != EINTR) {
+      // Without poll nothing more can be watched: say so, and end the group.
+      result.watch_errno = errno;
+      result.watch_error = std::string("poll: ") + strerror(errno);
+      result.end = RunEnd::WatchFailed;
+      teardown();
       break;
     }
   }

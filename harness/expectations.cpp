@@ -228,6 +228,10 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
       problem("the check could not be started: " + res.spawn_error);
       continue;
     }
+    if (res.end == kd::RunEnd::WatchFailed) {
+      problem("the suite lost sight of the check (" + res.watch_error + ") and killed it");
+      continue;
+    }
     if (res.end == kd::RunEnd::Deadline) {
       problem("the check did not end within the suite's own limit (" +
               std::to_string(static_cast<int>(res.elapsed_s)) + " s); the suite killed it");

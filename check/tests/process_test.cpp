@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -300,6 +302,32 @@ TEST(RunSupervised, AChildThatClosesItsOutputIsStillStoppedAtTheDeadline) {
   RunResult r = run(child({"close-std", "30", "0"}), 1.0);
   EXPECT_EQ(r.end, RunEnd::Deadline);
   EXPECT_LT(seconds_since(start), 1.0 + kSlack);
+}
+
+// poll fails with EINVAL once it is asked about more descriptors than
+// RLIMIT_NOFILE allows: a real failure of the watch, made on purpose here.
+TEST(RunSupervised, AFailedPollIsAWatchFailureAndStopsTheChild) {
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  pid_t child_pid = 0;
+  RunHooks hooks;
+  hooks.on_started = [&](int pid) {
+    child_pid = pid;
+    rlimit one = saved;
+    one.rlim_cur = 1;
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &one), 0);
+  };
+  auto start = Clock::now();
+  RunResult r = run(child({"sleep", "60"}), kLongDeadline, hooks);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_EQ(r.end, RunEnd::WatchFailed) << "spawn_error: '" << r.spawn_error << "'";
+  EXPECT_EQ(r.watch_errno, EINVAL);
+  EXPECT_EQ(r.watch_error, std::string("poll: ") + strerror(EINVAL));
+  EXPECT_TRUE(r.spawn_error.empty()) << r.spawn_error;
+  EXPECT_TRUE(r.status.signaled) << r.status.describe();
+  EXPECT_LT(seconds_since(start), 10.0);
+  ASSERT_GT(child_pid, 0);
+  EXPECT_TRUE(gone_within(child_pid, 5.0));
 }
 
 TEST(RunSupervised, StdinIsEmpty) {

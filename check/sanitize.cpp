@@ -39,8 +39,11 @@ void add_secret(std::vector<std::string>& secrets, std::string value) {
 }  // namespace
 
 Sanitizer::Sanitizer(std::vector<std::string> secrets) : secrets_(std::move(secrets)) {
-  std::sort(secrets_.begin(), secrets_.end(),
-            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  // Longest first, and equal strings side by side, so that std::unique sees
+  // every duplicate (it only removes neighbours).
+  std::sort(secrets_.begin(), secrets_.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() > b.size() : a < b;
+  });
   secrets_.erase(std::unique(secrets_.begin(), secrets_.end()), secrets_.end());
 }
 

@@ -33,6 +33,9 @@ class Sanitizer {
 
   static constexpr size_t kMaxMessage = 240;
 
+  // The secrets it redacts: longest first, each once.
+  const std::vector<std::string>& secrets() const { return secrets_; }
+
  private:
   std::vector<std::string> secrets_;
 };

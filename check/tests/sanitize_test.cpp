@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 namespace kd {
 namespace {
@@ -74,6 +75,13 @@ TEST(SanitizerMessage, RedactsSecretsLongestFirst) {
   Sanitizer s({"token", "token-12345"});
   EXPECT_EQ(s.message("auth token-12345 failed"), "auth <redacted> failed");
   EXPECT_EQ(s.message("token and token"), "<redacted> and <redacted>");
+}
+
+TEST(Sanitizer, KeepsEachSecretOnceLongestFirst) {
+  // Duplicates of the same length as other secrets, not side by side.
+  Sanitizer s({"abcdef", "ghijkl", "abcdef", "longer-secret", "ghijkl", "mnopqr"});
+  EXPECT_EQ(s.secrets(),
+            (std::vector<std::string>{"longer-secret", "abcdef", "ghijkl", "mnopqr"}));
 }
 
 TEST(SanitizerMessage, ASecretPathIsRedactedNotJustCut) {

@@ -45,13 +45,45 @@ constexpr std::array<OutcomeInfo, 14> kTable{{
 constexpr std::array<std::string_view, 6> kStages{"import",  "backend", "device",
                                                   "compute", "output",  "complete"};
 
+// The row of each outcome. A switch without a default: an enumerator left
+// out does not compile (-Wswitch), and the assertion below holds the table
+// to the same order.
+constexpr size_t row_of(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::GpuCheckPassed: return 0;
+    case Outcome::CpuCheckPassed: return 1;
+    case Outcome::InternalError: return 2;
+    case Outcome::TorchMissing: return 3;
+    case Outcome::TorchImportFailed: return 4;
+    case Outcome::GpuBackendAbsent: return 5;
+    case Outcome::GpuUnavailable: return 6;
+    case Outcome::DeviceIndexInvalid: return 7;
+    case Outcome::CheckFailed: return 8;
+    case Outcome::OutOfMemory: return 9;
+    case Outcome::RuntimeError: return 10;
+    case Outcome::Timeout: return 11;
+    case Outcome::WorkerFailed: return 12;
+    case Outcome::OutputWriteFailed: return 13;
+  }
+  return 2;  // not an enumerator: the INTERNAL_ERROR row
+}
+
+constexpr bool table_follows_the_enumeration() {
+  for (size_t i = 0; i < kTable.size(); ++i) {
+    if (row_of(kTable[i].outcome) != i) return false;
+  }
+  return true;
+}
+static_assert(table_follows_the_enumeration(), "one row per outcome, in the switch's order");
+
 }  // namespace
 
-const OutcomeInfo& info(Outcome outcome) {
-  for (const auto& row : kTable) {
-    if (row.outcome == outcome) return row;
-  }
-  return kTable[2];  // unreachable: every enumerator has a row (outcome_test checks it)
+const OutcomeInfo& info(Outcome outcome) { return kTable[row_of(outcome)]; }
+
+std::vector<Outcome> all_outcomes() {
+  std::vector<Outcome> all;
+  for (const auto& row : kTable) all.push_back(row.outcome);
+  return all;
 }
 
 std::string_view code_of(Outcome outcome) { return info(outcome).code; }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kd {
 
@@ -53,6 +54,9 @@ std::string_view code_of(Outcome outcome);
 int exit_code_of(Outcome outcome);
 bool is_pass(Outcome outcome);
 std::optional<Outcome> outcome_from_code(std::string_view code);
+// Every outcome, in the order of the table. An enumerator without a row does
+// not compile, so this is the whole enumeration.
+std::vector<Outcome> all_outcomes();
 
 std::string_view stage_name(Stage stage);
 std::optional<Stage> stage_from_name(std::string_view name);

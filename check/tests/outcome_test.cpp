@@ -35,6 +35,18 @@ const std::vector<ExpectedRow> kContract = {
     {Outcome::OutputWriteFailed, "OUTPUT_WRITE_FAILED", 12},
 };
 
+// The loops below walk the contract's list; this one walks the check's own
+// outcomes, so an outcome the list above lacks cannot go unseen.
+TEST(Outcome, EveryOutcomeOfTheCheckIsInTheContract) {
+  const std::vector<Outcome> all = all_outcomes();
+  for (Outcome outcome : all) {
+    bool listed = false;
+    for (const auto& row : kContract) listed = listed || row.outcome == outcome;
+    EXPECT_TRUE(listed) << code_of(outcome) << " is not in CONTRACT.md's table (kContract)";
+  }
+  EXPECT_EQ(all.size(), kContract.size());
+}
+
 TEST(Outcome, EveryOutcomeHasItsOwnRow) {
   for (const auto& row : kContract) {
     // info() falls back to the INTERNAL_ERROR row for an unknown outcome, so

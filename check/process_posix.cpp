@@ -178,14 +178,17 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   return out;
 }
 
+// Tells the parent why the child could not become the program, and ends it.
+[[noreturn]] void fail_exec(int errpipe_w, int err) {
+  ssize_t ignored = write(errpipe_w, &err, sizeof err);
+  (void)ignored;
+  _exit(127);
+}
+
 // Only async-signal-safe calls between fork and exec.
 [[noreturn]] void exec_child(const SpawnSpec& spec, pid_t parent, char* const* argv,
                              char* const* envp, int out_w, int err_w, int ev_w, int errpipe_w) {
-  auto fail = [errpipe_w](int err) {
-    ssize_t ignored = write(errpipe_w, &err, sizeof err);
-    (void)ignored;
-    _exit(127);
-  };
+  auto fail = [errpipe_w](int err) { fail_exec(errpipe_w, err); };
   setpgid(0, 0);
   if (spec.die_with_parent) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -226,8 +229,7 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   } else {
     execv(argv[0], argv);
   }
-  fail(errno);
-  _exit(127);
+  fail_exec(errpipe_w, errno);
 }
 
 WaitStatus status_from_siginfo(const siginfo_t& info) {

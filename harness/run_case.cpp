@@ -200,7 +200,6 @@ std::string expand(const std::string& text, const std::string& tmp, const std::s
   replace_all(s, "{tmp}", tmp);
   replace_all(s, "{fixtures}", runner().fixtures_dir);
   replace_all(s, "{copy}", copy);
-  replace_all(s, "{check}", runner().check);
   return s;
 }
 
@@ -395,7 +394,6 @@ CaseRun run_case(const Case& c) {
     for (size_t i = 0; i < run.copies.size(); ++i) threads.emplace_back(launch, i);
     for (auto& t : threads) t.join();
   }
-  run.argv = {run.copies[0].command};
 
   // Whatever still carries the marker was left behind. A process that is
   // being forked off or is exec'ing can be missed by one look, so look three

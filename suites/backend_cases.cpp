@@ -50,7 +50,6 @@ std::vector<Case> backend_cases() {
           .guards("the default device is cuda: a CPU-only libtorch is GPU_BACKEND_ABSENT (5), "
                   "never a CPU pass")
           .needs_(Need::CpuOnlyBackend)
-          .args({})
           .outcome("GPU_BACKEND_ABSENT", "backend")
           .expect_field("/pytorch/backend", "none")
           .expect_null("/pytorch/cuda")
@@ -97,7 +96,6 @@ std::vector<Case> backend_cases() {
                   "in the worker only: the observation of the CPU case can see a load")
           .needs_(Need::CudaBackend)
           .needs_(Need::NoGpu)
-          .args({})
           .outcome("GPU_UNAVAILABLE", "device")
           .expect_field("/pytorch/backend", "cuda")
           .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
@@ -130,7 +128,6 @@ std::vector<Case> backend_cases() {
       Case("fixture_probe_is_declared", "backend")
           .guards("a report made through the probe seam says so and cannot pass for a real GPU")
           .with_fault("backend=cuda,gpus=1")
-          .args({})
           .outcome("GPU_CHECK_PASSED", "complete")
           .expect_field("/tool/probe", "override")
           .expect_field_contains("/message", "fault-injection probe"),

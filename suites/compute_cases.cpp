@@ -34,7 +34,6 @@ std::vector<Case> compute_cases() {
           .guards("a verified GPU computation is GPU_CHECK_PASSED (0), synchronized, with the "
                   "allocator's counters")
           .with_fault("gpus=1")
-          .args({})
           .outcome("GPU_CHECK_PASSED", "complete")
           .expect_field("/execution/device", "cuda:0")
           .expect_field("/execution/synchronized", true)
@@ -42,21 +41,18 @@ std::vector<Case> compute_cases() {
       Case("wrong_product", "compute")
           .guards("a wrong product is CHECK_FAILED (8), never a pass")
           .with_fault("product=wrong")
-          .args({})
           .outcome("CHECK_FAILED", "compute")
           .expect_field("/execution/product_verified", false)
           .expect_field("/error/type", "CheckMismatch"),
       Case("nan_gradient", "compute")
           .guards("a NaN in the gradient is CHECK_FAILED (8)")
           .with_fault("gradient=nan")
-          .args({})
           .outcome("CHECK_FAILED", "compute")
           .expect_field("/execution/product_verified", true)
           .expect_field("/execution/gradient_verified", false),
       Case("inf_loss", "compute")
           .guards("an infinite loss is CHECK_FAILED (8)")
           .with_fault("loss=inf")
-          .args({})
           .outcome("CHECK_FAILED", "compute"),
       Case("wrong_product_on_cpu", "compute")
           .guards("the CPU path is verified as strictly as the GPU path")
@@ -66,12 +62,10 @@ std::vector<Case> compute_cases() {
       Case("unsynchronized_gpu_read", "compute")
           .guards("on a GPU the device is synchronized before results are read")
           .with_fault("sync=0")
-          .args({})
           .outcome("CHECK_FAILED", "compute"),
       Case("out_of_memory_computing", "compute")
           .guards("an allocation failing in the computation is OUT_OF_MEMORY (9) at stage compute")
           .with_fault("oom=compute")
-          .args({})
           .outcome("OUT_OF_MEMORY", "compute")
           .expect_field_contains("/error/message", "out of memory")
           .expect_field_lacks("/error/message", "Exception raised"),
@@ -79,7 +73,6 @@ std::vector<Case> compute_cases() {
           .guards("a backend error in the computation is RUNTIME_ERROR (9); its message keeps the "
                   "first line with paths cut to file names")
           .with_fault("error=compute")
-          .args({})
           .outcome("RUNTIME_ERROR", "compute")
           .expect_field_contains("/error/message", "kernel.cu:42")
           .expect_field_lacks("/error/message", "/")
@@ -87,28 +80,23 @@ std::vector<Case> compute_cases() {
       Case("worker_crash", "compute")
           .guards("a worker that dies is WORKER_FAILED (11) at the last stage reached, and says how")
           .with_fault("crash=compute")
-          .args({})
           .outcome("WORKER_FAILED", "compute")
           .expect_field_contains("/error/message", "SIGSEGV"),
       Case("worker_crash_in_backend", "compute")
           .guards("WORKER_FAILED names the stage the worker had reached")
           .with_fault("crash=backend")
-          .args({})
           .outcome("WORKER_FAILED", "backend"),
       Case("worker_exit_without_verdict", "compute")
           .guards("a worker that exits without a verdict is WORKER_FAILED (11)")
           .with_fault("exit=compute")
-          .args({})
           .outcome("WORKER_FAILED", "compute"),
       Case("worker_speaks_garbage", "compute")
           .guards("a worker whose report is unusable is WORKER_FAILED (11)")
           .with_fault("garbage=compute")
-          .args({})
           .outcome("WORKER_FAILED", "compute"),
       Case("worker_floods_output", "compute")
           .guards("a worker printing megabytes neither blocks the check nor reaches its stdout")
           .with_fault("flood=compute")
-          .args({})
           .outcome("GPU_CHECK_PASSED", "complete")
           .within(20),
   };

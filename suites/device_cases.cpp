@@ -56,7 +56,6 @@ std::vector<Case> device_cases() {
           .guards("a GPU hidden from the process is GPU_UNAVAILABLE (6), never a CPU pass")
           .with_fault("gpus=2")
           .env("CUDA_VISIBLE_DEVICES", "")
-          .args({})
           .outcome("GPU_UNAVAILABLE", "device")
           .expect_field("/pytorch/gpu_available", false)
           .expect_field("/pytorch/visible_device_count", 0)
@@ -65,12 +64,10 @@ std::vector<Case> device_cases() {
           .guards("on ROCm, HIP_VISIBLE_DEVICES= hides the GPU: GPU_UNAVAILABLE (6)")
           .with_fault("backend=rocm,gpus=1")
           .env("HIP_VISIBLE_DEVICES", "")
-          .args({})
           .outcome("GPU_UNAVAILABLE", "device"),
       Case("gpu_unavailable_to_library", "device")
           .guards("a driver the library cannot use is GPU_UNAVAILABLE (6)")
           .with_fault("gpus=1,available=0")
-          .args({})
           .outcome("GPU_UNAVAILABLE", "device")
           .expect_field("/pytorch/gpu_available", false),
       Case("index_negative", "device")
@@ -105,7 +102,6 @@ std::vector<Case> device_cases() {
           .guards("a GPU pass names the GPU it ran on: the backend's model name and its compute "
                   "capability (execution.device_name, execution.capability)")
           .with_fault("gpus=1,device_name=Kernodeck Simulated H1")
-          .args({})
           .outcome("GPU_CHECK_PASSED", "complete")
           .expect_field("/execution/device_name", "Kernodeck Simulated H1")
           .expect_field("/execution/capability", "9.0"),
@@ -119,43 +115,36 @@ std::vector<Case> device_cases() {
       Case("out_of_memory_starting_device", "device")
           .guards("an allocation failing on the device is OUT_OF_MEMORY (9) at stage device")
           .with_fault("oom=device")
-          .args({})
           .outcome("OUT_OF_MEMORY", "device")
           .expect_field("/error/type", "OutOfMemoryError"),
       Case("runtime_error_starting_device", "device")
           .guards("a backend error starting the device is RUNTIME_ERROR (9) at stage device")
           .with_fault("error=device")
-          .args({})
           .outcome("RUNTIME_ERROR", "device"),
       Case("device_init_time_reported", "device")
           .guards("timings_ms.device_init shows how long starting the device took")
           .with_fault("gpus=1")
-          .args({})
           .outcome("GPU_CHECK_PASSED", "complete")
           .expect_not_null("/execution/timings_ms/device_init")
           .expect_not_null("/execution/timings_ms/compute"),
       cuda_libtorch_without_gpu("cuda_libtorch_without_driver",
                                 "a CUDA libtorch on a machine without a driver is "
                                 "GPU_UNAVAILABLE (6), naming the missing driver")
-          .args({})
           .expect_field("/error/type", "NoDriver")
           .expect_field_contains("/message", "driver library (libcuda.so.1)")
           .expect_field_contains("/message", "Expose the driver"),
       cuda_libtorch_without_gpu("cuda_libtorch_visible_devices_empty",
                                 "CUDA_VISIBLE_DEVICES= on a CUDA libtorch without a GPU is "
                                 "GPU_UNAVAILABLE (6)")
-          .env("CUDA_VISIBLE_DEVICES", "")
-          .args({}),
+          .env("CUDA_VISIBLE_DEVICES", ""),
       cuda_libtorch_without_gpu("cuda_libtorch_visible_devices_minus_one",
                                 "CUDA_VISIBLE_DEVICES=-1 on a CUDA libtorch without a GPU is "
                                 "GPU_UNAVAILABLE (6)")
-          .env("CUDA_VISIBLE_DEVICES", "-1")
-          .args({}),
+          .env("CUDA_VISIBLE_DEVICES", "-1"),
       cuda_libtorch_without_gpu("cuda_libtorch_visible_devices_unknown_uuid",
                                 "an unknown GPU UUID in CUDA_VISIBLE_DEVICES on a CUDA libtorch "
                                 "without a GPU is GPU_UNAVAILABLE (6)")
-          .env("CUDA_VISIBLE_DEVICES", "GPU-00000000-0000-0000-0000-000000000000")
-          .args({}),
+          .env("CUDA_VISIBLE_DEVICES", "GPU-00000000-0000-0000-0000-000000000000"),
       cuda_libtorch_without_gpu("cuda_libtorch_index_3_without_gpu",
                                 "--device-index 3 without a usable GPU is GPU_UNAVAILABLE (6): "
                                 "availability is checked before the index")
@@ -170,7 +159,6 @@ std::vector<Case> device_cases() {
                                                     "a driver that sees no GPU is "
                                                     "GPU_UNAVAILABLE (6), saying so"),
                           "no-device")
-          .args({})
           .expect_field("/error/type", "NoDevice")
           .expect_field_contains("/message", "the driver sees no GPU")
           .expect_field_contains("/message", "Check device exposure"),
@@ -178,7 +166,6 @@ std::vector<Case> device_cases() {
                                                     "a driver too old for libtorch's CUDA "
                                                     "runtime is GPU_UNAVAILABLE (6), saying so"),
                           "too-old")
-          .args({})
           .expect_field("/error/type", "DriverTooOld")
           .expect_field_contains("/error/message", "too old")
           .expect_field_contains("/message", "Update the GPU driver"),

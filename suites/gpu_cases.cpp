@@ -36,7 +36,6 @@ std::vector<Case> gpu_device_cases() {
                       .env("CUDA_VISIBLE_DEVICES", "")
                       .env("HIP_VISIBLE_DEVICES", "")
                       .env("ROCR_VISIBLE_DEVICES", "")
-                      .args({})
                       .outcome("GPU_UNAVAILABLE", "device")
                       .expect_field("/pytorch/visible_device_count", 0)
                       .expect_null("/execution/device"));
@@ -61,7 +60,6 @@ std::vector<Case> gpu_compute_cases() {
           .guards("the GPU driver is never initialised in the parent process")
           .needs_(Need::Gpu)
           .needs_(Need::GpuBackend)
-          .args({})
           .watch_processes()
           .outcome("GPU_CHECK_PASSED", "complete"),
       Case("cpu_mode_on_gpu_machine", "compute")

@@ -57,12 +57,10 @@ std::vector<Case> privacy_cases() {
           .guards("a worker's last words are cut like any other message")
           .with_privacy_canaries()
           .with_fault("crash=compute")
-          .args({})
           .outcome("WORKER_FAILED", "compute"),
       Case("no_raw_trace", "privacy")
           .guards("an error keeps only its first line, never a raw exception trace")
           .with_fault("oom=compute")
-          .args({})
           .outcome("OUT_OF_MEMORY", "compute")
           .expect_report_lacks("Exception raised from")
           .expect_report_lacks("Alloc.cpp"),

@@ -4,16 +4,10 @@
 #include <cstdlib>
 
 #include "process.hpp"
+#include "util/text.hpp"
 
 namespace kd {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
 
 bool is_driver_version(std::string_view s) {
   if (s.empty() || s.size() > 32 || s.front() < '0' || s.front() > '9') return false;

@@ -16,6 +16,7 @@
 #include "orchestrator.hpp"
 #include "outcome.hpp"
 #include "process.hpp"
+#include "util/files.hpp"
 #include "worker.hpp"
 
 namespace {
@@ -33,20 +34,6 @@ void ensure_standard_fds() {
   }
 }
 
-// 0 once all of `text` is written, else the errno that stopped it.
-int write_whole(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) return EIO;
-    done += static_cast<size_t>(n);
-  }
-  return 0;
-}
-
-bool write_all(int fd, const std::string& text) { return write_whole(fd, text) == 0; }
 
 std::string self_executable(const char* argv0) {
   char buf[PATH_MAX];
@@ -66,14 +53,11 @@ int main(int argc, char** argv) {
   ensure_standard_fds();
   kd::ParseResult parsed = kd::parse_command_line(args);
   if (auto* request = std::get_if<kd::InfoRequest>(&parsed)) {
-    return write_all(1, request->text + (request->text.empty() || request->text.back() != '\n'
-                                             ? "\n"
-                                             : ""))
-               ? 0
-               : 1;
+    const bool ends_line = !request->text.empty() && request->text.back() == '\n';
+    return kd::write_all(1, request->text + (ends_line ? "" : "\n")) == 0 ? 0 : 1;
   }
   if (auto* error = std::get_if<kd::UsageError>(&parsed)) {
-    write_all(2, error->message + "\n");
+    kd::write_all(2, error->message + "\n");
     return kd::kUsageExitCode;
   }
   const auto& options = std::get<kd::Options>(parsed);
@@ -81,7 +65,7 @@ int main(int argc, char** argv) {
   // SIGPIPE is ignored from here on: a stdout whose reader left is EPIPE.
   kd::install_signal_handling(/*catch_interrupts=*/true);
   const kd::ReportWriter to_stdout = [](const std::string& report) {
-    return write_whole(1, report);
+    return kd::write_all(1, report);
   };
   kd::CheckRun run;
   try {
@@ -93,11 +77,13 @@ int main(int argc, char** argv) {
     run = kd::internal_error_run(options, e.what(), to_stdout);
   }
   if (run.die_signal != 0) {
-    write_all(2, "kernodeck-diagnostic: interrupted by " + kd::signal_name(run.die_signal) +
-                     "; the worker was stopped and no report was made\n");
+    kd::write_all(2, "kernodeck-diagnostic: interrupted by " + kd::signal_name(run.die_signal) +
+                         "; the worker was stopped and no report was made\n");
     kd::die_by_signal(run.die_signal);
   }
-  if (!run.stdout_problem.empty()) write_all(2, "kernodeck-diagnostic: " + run.stdout_problem + "\n");
-  write_all(2, run.verdict + "\n");
+  if (!run.stdout_problem.empty()) {
+    kd::write_all(2, "kernodeck-diagnostic: " + run.stdout_problem + "\n");
+  }
+  kd::write_all(2, run.verdict + "\n");
   return run.exit_code;
 }

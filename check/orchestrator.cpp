@@ -8,16 +8,11 @@
 #include "process.hpp"
 #include "report.hpp"
 #include "resource_limits.hpp"
+#include "util/files.hpp"
 #include "worker.hpp"
 
 namespace kd {
 namespace {
-
-std::string dirname_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
 
 // The last non-empty line the worker printed, for a death without a verdict.
 std::string last_line(const std::string& text) {

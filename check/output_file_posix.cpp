@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <random>
+#include "util/files.hpp"
 
 namespace kd {
 namespace {
@@ -47,26 +47,10 @@ class ScopedFd {
   int fd_;
 };
 
-int write_all(int fd, std::string_view content) {
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EIO;
-    done += static_cast<size_t>(n);
-  }
+// The whole report, on the disk: 0, or the errno that stopped it.
+int write_durably(int fd, std::string_view content) {
+  if (int err = write_all(fd, content); err != 0) return err;
   return fsync(fd) == 0 ? 0 : errno;
-}
-
-std::string random_suffix() {
-  std::random_device rd;
-  static const char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::string s;
-  for (int i = 0; i < 10; ++i) s.push_back(kAlphabet[rd() % (sizeof kAlphabet - 1)]);
-  return s;
 }
 
 std::optional<OutputProblem> link_failure(int err) {
@@ -89,7 +73,7 @@ TmpfileResult write_with_tmpfile(const Split& where, int dirfd, std::string_view
     return TmpfileResult::Done;
   }
   ScopedFd fd(raw);
-  if (int err = write_all(fd.get(), content); err != 0) {
+  if (int err = write_durably(fd.get(), content); err != 0) {
     outcome = problem("the report could not be written", err);
     return TmpfileResult::Done;
   }
@@ -118,14 +102,14 @@ std::optional<OutputProblem> write_with_named_temp(const Split& where, int dirfd
   std::string temp;
   int raw = -1;
   for (int attempt = 0; attempt < 20 && raw < 0; ++attempt) {
-    temp = "." + where.name + ".kd-" + random_suffix() + ".tmp";
+    temp = "." + where.name + ".kd-" + random_name(10) + ".tmp";
     raw = openat(dirfd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (raw < 0 && errno != EEXIST) break;
   }
   if (raw < 0) return problem("the output file could not be created", errno);
   ScopedFd fd(raw);
   std::optional<OutputProblem> outcome;
-  if (int err = write_all(fd.get(), content); err != 0) {
+  if (int err = write_durably(fd.get(), content); err != 0) {
     outcome = problem("the report could not be written", err);
   } else if (fd.close_checked() != 0) {
     outcome = problem("the report could not be written", errno);

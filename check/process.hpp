@@ -13,18 +13,15 @@
 
 #include <sys/resource.h>
 
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "util/time.hpp"  // Clock, deadline_in
+
 namespace kd {
-
-using Clock = std::chrono::steady_clock;
-
-Clock::time_point deadline_in(double seconds);
 
 // A capture keeps the first or the last `limit` bytes of a stream and counts
 // the rest, so a flooding child can neither block nor exhaust memory.

@@ -160,10 +160,6 @@ bool read_available(int fd, const std::function<void(const char*, size_t)>& cons
   }
 }
 
-double seconds_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
 int poll_timeout_ms(Clock::time_point now, Clock::time_point until) {
   if (until <= now) return 0;
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1;
@@ -247,11 +243,6 @@ WaitStatus status_from_siginfo(const siginfo_t& info) {
 }  // namespace
 
 // ---- public --------------------------------------------------------------
-
-Clock::time_point deadline_in(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(seconds));
-}
 
 void install_signal_handling(bool catch_interrupts) {
   if (!g_installed) {
@@ -458,8 +449,7 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
   };
   auto teardown = [&]() {
     kill(-pid, SIGTERM);
-    wait_exit_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(spec.kill_grace_s)));
+    wait_exit_until(Clock::now() + from_seconds(spec.kill_grace_s));
     kill(-pid, SIGKILL);
     // A process stuck in the kernel (a GPU driver call) may take a while to
     // die; it has been killed, so the verdict does not wait for it long.
@@ -492,8 +482,7 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
         if (int sig = hooks.on_tick(seconds_between(started, now)); sig != 0) {
           kill(hooks.tick_signal_to_group ? -pid : pid, sig);
         }
-        next_tick = now + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(hooks.tick_interval_s));
+        next_tick = now + from_seconds(hooks.tick_interval_s);
       }
       wake = std::min(wake, next_tick);
     }

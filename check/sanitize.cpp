@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "util/text.hpp"
+
 extern char** environ;
 
 namespace kd {
@@ -18,15 +20,6 @@ bool is_separator(char c) {
   return c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '`' || c == '(' || c == ')' ||
          c == '[' || c == ']' || c == '{' || c == '}' || c == '<' || c == '>' || c == ',' ||
          c == ';' || c == '=';
-}
-
-void replace_all(std::string& text, const std::string& needle, std::string_view with) {
-  if (needle.empty()) return;
-  size_t pos = 0;
-  while ((pos = text.find(needle, pos)) != std::string::npos) {
-    text.replace(pos, needle.size(), with);
-    pos += with.size();
-  }
 }
 
 void add_secret(std::vector<std::string>& secrets, std::string value) {

@@ -16,7 +16,7 @@
 
 #include "evidence.hpp"
 #include "expectations.hpp"
-#include "files.hpp"
+#include "util/files.hpp"
 
 namespace {
 
@@ -42,7 +42,7 @@ void write(const fs::path& path, const std::string& content) {
   ASSERT_TRUE(out.good()) << "cannot write " << path;
 }
 
-std::string read(const fs::path& path) { return kdh::read_file(path.string()).value_or(""); }
+std::string read(const fs::path& path) { return kd::read_file(path.string()).value_or(""); }
 
 // A GPU pass as the contract describes it, written by hand: nothing here has
 // a GPU to produce one.

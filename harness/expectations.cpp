@@ -13,7 +13,8 @@
 #include <sstream>
 
 #include "contract.hpp"
-#include "files.hpp"
+#include "util/files.hpp"
+#include "util/text.hpp"
 #include "runner.hpp"
 
 namespace kdh {
@@ -171,22 +172,9 @@ void check_report_shape(const Case& c, const json& report, int exit_code, bool e
   }
 }
 
-std::string tail_lines(const std::string& text, size_t lines) {
-  size_t pos = text.size();
-  size_t count = 0;
-  while (pos > 0 && count <= lines) {
-    pos = text.rfind('\n', pos - 1);
-    if (pos == std::string::npos) {
-      pos = 0;
-      break;
-    }
-    ++count;
-  }
-  std::string tail = text.substr(pos == 0 ? 0 : pos + 1);
-  std::string out;
-  std::istringstream in(tail);
-  for (std::string line; std::getline(in, line);) out += "  | " + line + "\n";
-  return out;
+// The end of a stream, quoted for a failure message.
+std::string quoted_tail(std::string_view text, size_t lines) {
+  return kd::prefix_lines(kd::tail_lines(text, lines), "  | ");
 }
 
 // Strings a report may never carry, beyond the case's canaries.
@@ -195,7 +183,7 @@ std::vector<std::pair<std::string, std::string>> forbidden_strings(const CaseRun
   out.emplace_back("the case's folder", run.tmp);
   out.emplace_back("the working directory", run.cwd);
   const std::string& check = runner().check;
-  out.emplace_back("the check's path", check.substr(0, check.rfind('/')));
+  out.emplace_back("the check's path", kd::dirname_of(check));
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof cwd) != nullptr && std::string(cwd).size() > 1) {
     out.emplace_back("the suite's working directory", cwd);
@@ -366,7 +354,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
         if (path_exists(path)) problems.push_back(fe.path + " exists but must not");
         break;
       case FileExpect::Kind::IdenticalToStdout: {
-        auto file = read_file(path);
+        auto file = kd::read_file(path);
         std::string content = file.value_or(std::string());
         expected_new.insert(fe.path.substr(0, fe.path.find('/')));
         if (!file) {
@@ -383,7 +371,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
         break;
       }
       case FileExpect::Kind::WholeReport: {
-        auto file = read_file(path);
+        auto file = kd::read_file(path);
         expected_new.insert(fe.path.substr(0, fe.path.find('/')));
         if (!file) {
           problems.push_back(fe.path + " was not written");
@@ -399,7 +387,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
         break;
       }
       case FileExpect::Kind::Unchanged: {
-        auto content = read_file(path);
+        auto content = kd::read_file(path);
         std::string original;
         for (const auto& f : c.files) {
           if (f.path == fe.path) original = f.content;
@@ -421,7 +409,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
   if (!c.file_expectations.empty() || c.no_new_files) {
     // Nothing else may appear: no temporary file, no partial report.
     std::set<std::string> before(run.listing_before.begin(), run.listing_before.end());
-    for (const auto& name : folder_entries(run.tmp)) {
+    for (const auto& name : kd::folder_entries(run.tmp)) {
       std::string report = c.report_file ? c.report_file->substr(0, c.report_file->find('/')) : "";
       if (!before.count(name) && !expected_new.count(name) && name != "home" && name != report &&
           run.cwd != run.tmp + "/" + name) {
@@ -475,10 +463,10 @@ std::string failure_context(const Case& c, const CaseRun& run,
   s << "Command: " << run.main().command << "\n";
   s << "Ended: " << res.status.describe() << " after " << std::to_string(res.elapsed_s).substr(0, 5)
     << " s\n";
-  s << "stderr (end):\n" << (res.err.data.empty() ? "  (empty)\n" : tail_lines(res.err.data, 15));
+  s << "stderr (end):\n" << (res.err.data.empty() ? "  (empty)\n" : quoted_tail(res.err.data, 15));
   // As the check printed it, in its own key order.
   s << "Report (stdout):\n";
-  s << (res.out.data.empty() ? "  (empty)\n" : tail_lines(res.out.data.substr(0, 16000), 200));
+  s << (res.out.data.empty() ? "  (empty)\n" : quoted_tail(res.out.data.substr(0, 16000), 200));
   return s.str();
 }
 

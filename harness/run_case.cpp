@@ -14,7 +14,8 @@
 #include <sstream>
 #include <thread>
 
-#include "files.hpp"
+#include "util/files.hpp"
+#include "util/text.hpp"
 #include "runner.hpp"
 
 namespace kdh {
@@ -28,21 +29,6 @@ constexpr const char* kPassThrough[] = {
 };
 constexpr const char* kMarkVariable = "KERNODECK_CASE_MARK";
 
-std::string random_token(size_t n) {
-  static std::mt19937_64 rng{std::random_device{}()};
-  static const char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) s.push_back(kAlphabet[rng() % (sizeof kAlphabet - 1)]);
-  return s;
-}
-
-void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  size_t pos = 0;
-  while ((pos = s.find(from, pos)) != std::string::npos) {
-    s.replace(pos, from.size(), to);
-    pos += to.size();
-  }
-}
 
 bool write_file(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);
@@ -51,7 +37,7 @@ bool write_file(const std::string& path, const std::string& content) {
 }
 
 std::string read_text(const std::string& path, size_t limit = 1 << 20) {
-  return read_file(path, limit).value_or(std::string());
+  return kd::read_file(path, limit).value_or(std::string());
 }
 
 std::vector<int> all_pids() {
@@ -197,9 +183,9 @@ int stdout_descriptor(const StdoutTarget& target, const std::string& tmp, const 
 
 std::string expand(const std::string& text, const std::string& tmp, const std::string& copy) {
   std::string s = text;
-  replace_all(s, "{tmp}", tmp);
-  replace_all(s, "{fixtures}", runner().fixtures_dir);
-  replace_all(s, "{copy}", copy);
+  kd::replace_all(s, "{tmp}", tmp);
+  kd::replace_all(s, "{fixtures}", runner().fixtures_dir);
+  kd::replace_all(s, "{copy}", copy);
   return s;
 }
 
@@ -213,7 +199,7 @@ CaseRun run_case(const Case& c) {
     return run;
   }
   run.tmp = templ;
-  const std::string mark = random_token(16);
+  const std::string mark = kd::random_name(16);
 
   // Files the case starts from.
   for (const auto& f : c.files) {
@@ -247,7 +233,7 @@ CaseRun run_case(const Case& c) {
   std::string home = run.tmp + "/home";
   run.cwd = c.cwd.empty() ? run.tmp : run.tmp + "/" + c.cwd;
   if (c.privacy_canaries) {
-    std::string token = random_token(10);
+    std::string token = kd::random_name(10);
     run.canaries = {{"secret variable", "kdcanary-secret-" + token},
                     {"token variable", "kdcanary-token-" + token},
                     {"working directory", "kdcanary-cwd-" + token},
@@ -311,7 +297,7 @@ CaseRun run_case(const Case& c) {
 
   std::vector<std::string> env_list;
   for (const auto& [name, value] : env) env_list.push_back(name + "=" + value);
-  run.listing_before = folder_entries(run.tmp);
+  run.listing_before = kd::folder_entries(run.tmp);
   if (!run.setup_error.empty()) return run;
 
   const double limit = harness_limit(c.arguments);
@@ -323,8 +309,8 @@ CaseRun run_case(const Case& c) {
     argv.push_back(r.check);
     for (const auto& a : c.arguments) {
       std::string arg = expand(a, run.tmp, std::to_string(index));
-      replace_all(arg, "{gpu_index}", gpu_index);
-      replace_all(arg, "{gpu_count}", restricted ? "1" : std::to_string(r.visible_gpus));
+      kd::replace_all(arg, "{gpu_index}", gpu_index);
+      kd::replace_all(arg, "{gpu_count}", restricted ? "1" : std::to_string(r.visible_gpus));
       argv.push_back(arg);
     }
     kd::SpawnSpec spec;
@@ -374,7 +360,7 @@ CaseRun run_case(const Case& c) {
     copy.report_text = copy.result.out.data;
     if (c.report_file) {
       source = *c.report_file;
-      auto text = read_file(run.tmp + "/" + expand(*c.report_file, run.tmp, std::to_string(index)));
+      auto text = kd::read_file(run.tmp + "/" + expand(*c.report_file, run.tmp, std::to_string(index)));
       copy.report_text = text.value_or(std::string());
       if (!text) copy.report_error = "no report file " + *c.report_file;
     }

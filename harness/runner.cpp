@@ -9,7 +9,7 @@
 #include <regex>
 
 #include "elf_needed.hpp"
-#include "files.hpp"
+#include "util/files.hpp"
 #include "process.hpp"
 
 namespace kdh {
@@ -28,11 +28,6 @@ std::string env_or(const char* name, const std::string& fallback) {
 std::string absolute(const std::string& path) {
   char buf[PATH_MAX];
   return realpath(path.c_str(), buf) != nullptr ? std::string(buf) : path;
-}
-
-std::string dirname_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
 int count_entries(const std::string& list) {
@@ -67,7 +62,7 @@ std::string torch_cuda_version(const std::string& probe) {
   std::smatch m;
   const std::regex resolved("libtorch_cuda\\.so => (/[^ ]+)/libtorch_cuda\\.so");
   if (!std::regex_search(listed.out.data, m, resolved)) return "";
-  std::optional<std::string> version_py = read_file(m[1].str() + "/../version.py", 1 << 16);
+  std::optional<std::string> version_py = kd::read_file(m[1].str() + "/../version.py", 1 << 16);
   const std::regex cuda("(^|\\n)cuda(: *[A-Za-z\\[\\]]+)? *= *'([0-9.]+)'");
   if (!version_py || !std::regex_search(*version_py, m, cuda)) return "";
   return m[3].str();
@@ -95,7 +90,7 @@ Runner discover() {
 
   // The install layout puts the probe module at a fixed place relative to
   // the binary (README, "Layout of an installation").
-  std::string probe = dirname_of(r.check) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
+  std::string probe = kd::dirname_of(r.check) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
   if (exists(probe)) {
     r.probe_module = absolute(probe);
     if (auto needs = elf_needed(*r.probe_module)) r.probe_needs = *needs;

@@ -2,7 +2,7 @@
 // A GPU is required by default and never silently replaced by the CPU.
 #include <sstream>
 
-#include "files.hpp"
+#include "util/files.hpp"
 #include "layer_test.hpp"
 #include "run_case.hpp"
 
@@ -35,7 +35,7 @@ bool is_load_time_probe(const std::string& caller) {
 // machine with a driver this observation is weaker than on one without.
 std::vector<std::string> driver_requests(const kdh::CaseRun& run) {
   std::vector<std::string> requests;
-  std::istringstream lines(kdh::read_file(run.tmp + "/driver-loads.log").value_or(""));
+  std::istringstream lines(kd::read_file(run.tmp + "/driver-loads.log").value_or(""));
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("search ", 0) != 0) continue;
     std::string caller = line.substr(line.rfind(' ') + 1);

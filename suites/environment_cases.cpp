@@ -15,7 +15,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "files.hpp"
+#include "util/files.hpp"
 #include "layer_test.hpp"
 #include "process.hpp"
 #include "runner.hpp"
@@ -148,7 +148,7 @@ std::optional<CgroupPlace> cgroup_place(std::string& why_not) {
                        "memory.memsw.limit_in_bytes",
                        "/sys/fs/cgroup/memory" + (own == "/" ? "" : own) + "/cgroup.procs"};
   }
-  auto controllers = kdh::read_file("/sys/fs/cgroup/cgroup.subtree_control", 4096);
+  auto controllers = kd::read_file("/sys/fs/cgroup/cgroup.subtree_control", 4096);
   if (controllers && controllers->find("memory") != std::string::npos) {
     std::string own = own_cgroup_path("");
     return CgroupPlace{"/sys/fs/cgroup", "memory.max", "memory.swap.max",
@@ -489,7 +489,7 @@ std::vector<Case> environment_cases() {
           .expect_stderr_contains("OUTPUT_WRITE_FAILED (exit 12, stage output)")
           .expect_file(Kind::WholeReport, "report.json")
           .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
-            auto text = kdh::read_file(run.tmp + "/report.json");
+            auto text = kd::read_file(run.tmp + "/report.json");
             kdh::json report = kdh::json::parse(text.value_or(""), nullptr, false);
             if (!report.is_discarded() && (report["code"] != "CPU_CHECK_PASSED" ||
                        report["output"]["written"] != true)) {

@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "files.hpp"
+#include "util/files.hpp"
 #include "layer_test.hpp"
 #include "process.hpp"
 #include "runner.hpp"
@@ -41,7 +41,7 @@ std::string shadow_libc10(const std::string& tmp, const std::string& content) {
 
 // A real shared library without any of c10's symbols.
 std::string symbol_less_libc10(const std::string& tmp) {
-  auto standin = kdh::read_file(kdh::runner().fixtures_dir + "/libkd_c10_standin.so");
+  auto standin = kd::read_file(kdh::runner().fixtures_dir + "/libkd_c10_standin.so");
   return standin ? shadow_libc10(tmp, *standin) : "cannot read the libc10 stand-in";
 }
 
@@ -105,7 +105,7 @@ std::string hide_libraries(const std::string& tmp, const LibraryFilter& hidden) 
       if (mkdir(keep.c_str(), 0755) != 0 || mkdir(cover.c_str(), 0755) != 0) {
         return "cannot make the folders to cover " + folder;
       }
-      for (const auto& name : kdh::folder_entries(folder)) {
+      for (const auto& name : kd::folder_entries(folder)) {
         if (hidden(name)) continue;
         if (symlink((keep + "/" + name).c_str(), (cover + "/" + name).c_str()) != 0) {
           return "cannot link " + name;

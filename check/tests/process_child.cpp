@@ -29,15 +29,13 @@
 
 #include <string>
 
+#include "util/files.hpp"
+
 namespace {
 
+// The fixture ends (90) when it cannot write what a test waits for.
 void write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) _exit(90);
-    done += static_cast<size_t>(n);
-  }
+  if (kd::write_all(fd, text) != 0) _exit(90);
 }
 
 void sleep_seconds(double seconds) {

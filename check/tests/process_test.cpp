@@ -47,15 +47,10 @@ RunResult run(const SpawnSpec& spec, double deadline_s = kLongDeadline,
   return run_supervised(spec, deadline_in(deadline_s), hooks);
 }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 // True once `pid` no longer runs. A killed orphan may stay a zombie until
 // init reaps it; a zombie runs nothing, so it counts as gone.
 bool gone_within(pid_t pid, double seconds) {
-  auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(seconds));
+  auto until = deadline_in(seconds);
   for (;;) {
     if (kill(pid, 0) != 0 && errno == ESRCH) return true;
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -92,7 +87,7 @@ TEST(SignalName, KnownAndUnknown) {
 TEST(DeadlineIn, IsThatFarOnTheMonotonicClock) {
   auto before = Clock::now();
   auto deadline = deadline_in(1.5);
-  double ahead = std::chrono::duration<double>(deadline - before).count();
+  double ahead = seconds_between(before, deadline);
   EXPECT_GE(ahead, 1.5);
   EXPECT_LT(ahead, 1.5 + kSlack);
 }

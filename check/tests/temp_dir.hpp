@@ -7,11 +7,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
+
+#include "util/files.hpp"
 
 namespace kd::test {
 
@@ -47,10 +48,7 @@ class TempDir {
 };
 
 inline std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return kd::read_file(path).value_or(std::string());
 }
 
 inline void write_file(const std::string& path, const std::string& content) {

@@ -19,6 +19,8 @@
 #include <system_error>
 #include <utility>
 
+#include "util/text.hpp"
+
 namespace kd::junit {
 namespace {
 
@@ -44,28 +46,6 @@ std::string format_limit(double seconds) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%g", seconds);
   return buffer;
-}
-
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    start = end + 1;
-  }
-  return lines;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  return text;
 }
 
 // GoogleTest opens each assertion with where it is ("path:42" in XML, "path:42: Failure" on
@@ -1021,19 +1001,7 @@ std::string xml_safe(std::string_view text) {
 }
 
 std::string tail_lines(std::string_view text, std::size_t lines) {
-  auto all = split_lines(text);
-  while (!all.empty() && trim(all.back()).empty()) all.pop_back();
-  std::string out;
-  std::size_t first = 0;
-  if (all.size() > lines) {
-    first = all.size() - lines;
-    out = "[... " + std::to_string(first) + " earlier lines not shown ...]\n";
-  }
-  for (std::size_t i = first; i < all.size(); ++i) {
-    out.append(all[i]);
-    out += '\n';
-  }
-  return out;
+  return kd::tail_lines(text, lines);
 }
 
 std::string headline(std::string_view text) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -11,15 +12,13 @@
 
 #include "junit_convert.hpp"
 #include "junit_xml.hpp"
+#include "util/files.hpp"
 
 namespace kd::junit {
 namespace {
 
 std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
+  return kd::read_file(path.string(), std::numeric_limits<std::size_t>::max()).value_or("");
 }
 
 // The layers of the contract, bottom up: each needs the one below to hold.

@@ -82,6 +82,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -92,16 +93,14 @@
 #include "junit_convert.hpp"
 #include "junit_fleet.hpp"
 #include "junit_xml.hpp"
+#include "util/files.hpp"
 
 namespace {
 
 std::string read_input(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw kd::junit::InputError(std::string("cannot read ") + what + " " + path);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw kd::junit::InputError(std::string("cannot read ") + what + " " + path);
-  return content.str();
+  auto content = kd::read_file(path, std::numeric_limits<std::size_t>::max());
+  if (!content) throw kd::junit::InputError(std::string("cannot read ") + what + " " + path);
+  return *content;
 }
 
 // Written beside the target and renamed, so that a dashboard never picks up half a report.

@@ -1,0 +1,34 @@
+// Small file and path helpers shared by the check and the conformance
+// harness: whole writes, bounded reads, a path's folder, random names.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kd {
+
+// Writes all of `data` to `fd`, retrying short writes and EINTR. 0 when
+// done, else the errno of the failure (EIO for a write of nothing).
+int write_all(int fd, std::string_view data);
+
+inline constexpr std::size_t kDefaultReadLimit = std::size_t{64} << 20;
+
+// At most `limit` bytes of `path`, read as far as the file goes (the limit
+// is never allocated up front); nullopt if it cannot be opened or read.
+std::optional<std::string> read_file(const std::string& path,
+                                     std::size_t limit = kDefaultReadLimit);
+
+// Names in `dir` (without . and ..), sorted; empty if it cannot be read.
+std::vector<std::string> folder_entries(const std::string& dir);
+
+// The folder part of `path`: "." when it has none, "/" for a name at the root.
+std::string dirname_of(std::string_view path);
+
+// `length` characters of [a-z0-9], from a generator seeded by the system's
+// random source; for names of temporary files and markers, not for keys.
+std::string random_name(std::size_t length);
+
+}  // namespace kd

@@ -10,6 +10,16 @@
 namespace kd {
 namespace {
 
+// A whole number of seconds as the contract writes it ("5", not "5.000000").
+std::string seconds_text(double seconds) {
+  return std::to_string(static_cast<long long>(seconds));
+}
+
+// "5 to 120", from the limits themselves.
+std::string timeout_range() {
+  return seconds_text(kMinTimeoutS) + " to " + seconds_text(kMaxTimeoutS);
+}
+
 // CLI11 accepts hexadecimal, surrounding spaces and saturates on overflow;
 // the contract wants plain numbers, so values are checked here, strictly.
 std::optional<long long> parse_integer(const std::string& text) {
@@ -41,6 +51,10 @@ std::string with_hint(const std::string& message) {
 
 std::string device_name(Device device) { return device == Device::Cpu ? "cpu" : "cuda"; }
 
+std::string device_label(Device device, long long index) {
+  return device == Device::Cpu ? "cpu" : "cuda:" + std::to_string(index);
+}
+
 ParseResult parse_command_line(const std::vector<std::string>& args) {
   CLI::App app{
       "Finds the first failing layer of a libtorch installation: loading libtorch, backend and\n"
@@ -57,7 +71,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       ->type_name("cuda|cpu");
   app.add_option("--device-index", index_text, "which visible GPU, default 0")->type_name("N");
   app.add_option("--timeout", timeout_text,
-                 "limit in seconds for loading, detection and computation, 5 to 120, default 30")
+                 "limit in seconds for loading, detection and computation, " + timeout_range() +
+                     ", default " + seconds_text(Options{}.timeout_s))
       ->type_name("SECONDS");
   app.add_option("--output", output, "also write the report to this new file (never overwritten)")
       ->type_name("FILE");
@@ -102,8 +117,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
 
   auto timeout = parse_seconds(timeout_text);
   if (!timeout || *timeout < kMinTimeoutS || *timeout > kMaxTimeoutS) {
-    return UsageError{with_hint("--timeout must be a number of seconds from 5 to 120, not '" +
-                                timeout_text + "'")};
+    return UsageError{with_hint("--timeout must be a number of seconds from " + timeout_range() +
+                                ", not '" + timeout_text + "'")};
   }
   options.timeout_s = *timeout;
 

@@ -38,4 +38,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args);
 
 std::string device_name(Device device);
 
+// Where a report says the computation ran: "cpu", or "cuda:N" for GPU `index`.
+std::string device_label(Device device, long long index);
+
 }  // namespace kd

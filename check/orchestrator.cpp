@@ -27,10 +27,9 @@ std::string last_line(const std::string& text) {
 // confused, which is a defect of the check.
 bool pass_is_backed(const WorkerFindings& f, const Options& options) {
   const auto& e = f.execution;
-  std::string expected =
-      options.device == Device::Cpu ? "cpu" : "cuda:" + std::to_string(options.device_index);
+  const std::string expected = device_label(options.device, options.device_index);
   bool ok = !f.error && e["device"] == expected && e["product_verified"] == true &&
-            e["gradient_verified"] == true && e["loss"].is_number() && e["loss"] == 196;
+            e["gradient_verified"] == true && e["loss"].is_number() && e["loss"] == kExpectedLoss;
   if (options.device == Device::Cuda) {
     ok = ok && f.outcome == Outcome::GpuCheckPassed && e["synchronized"] == true &&
          f.pytorch["gpu_available"] == true;

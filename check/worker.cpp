@@ -19,7 +19,7 @@ namespace {
 
 constexpr float kProduct[4] = {2, 2, 6, 4};
 constexpr float kGradient[4] = {56, 28, 56, 28};
-constexpr float kLoss = 196;
+constexpr float kLoss = kExpectedLoss;
 
 using Ms = std::chrono::duration<double, std::milli>;
 
@@ -74,9 +74,7 @@ class Stages {
   Stage stage_ = Stage::Import;
 };
 
-std::string device_label(const WorkerRequest& r) {
-  return r.device == Device::Cpu ? "cpu" : "cuda:" + std::to_string(r.index);
-}
+std::string device_label(const WorkerRequest& r) { return device_label(r.device, r.index); }
 
 ojson text_or_null(const char* text, size_t capacity) {
   std::string s = bounded(text, capacity);
@@ -127,7 +125,7 @@ Verification verify(const kd_compute_result& r) {
                 matrix_text(kProduct);
   } else if (!v.loss_ok) {
     std::ostringstream s;
-    s << "loss " << r.loss << " differs from the expected 196";
+    s << "loss " << r.loss << " differs from the expected " << kExpectedLoss;
     v.problem = s.str();
   } else if (!v.gradient_ok) {
     v.problem = "gradient " + matrix_text(r.gradient) + " differs from the expected " +

@@ -20,6 +20,9 @@ inline constexpr std::string_view kWorkerArg = "__kernodeck_worker__";
 // The worker writes its events on this descriptor.
 inline constexpr int kEventFd = 3;
 
+// The fixed computation's loss, (sum of a @ b)^2 (CONTRACT.md, "The fixed computation").
+inline constexpr float kExpectedLoss = 196;
+
 struct WorkerRequest {
   Device device = Device::Cuda;
   long long index = 0;

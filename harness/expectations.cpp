@@ -276,10 +276,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
         json expected = value;
         if (expected.is_string()) {
           std::string s = expected.get<std::string>();
-          std::string gpu = c.needs_gpu_index && !runner().allocated_gpu
-                                ? std::to_string(*c.needs_gpu_index) : "0";
-          size_t pos = s.find("{gpu_index}");
-          if (pos != std::string::npos) s.replace(pos, 11, gpu);
+          kd::replace_all(s, "{gpu_index}", run.gpu_index);
           expected = s;
         }
         if (at(pointer) != expected) {

@@ -250,7 +250,8 @@ CaseRun run_case(const Case& c) {
   env["HOME"] = home;
   env[kMarkVariable] = mark;
 
-  std::string gpu_index = c.needs_gpu_index ? std::to_string(*c.needs_gpu_index) : "0";
+  std::string& gpu_index = run.gpu_index;
+  gpu_index = c.needs_gpu_index ? std::to_string(*c.needs_gpu_index) : "0";
   bool restricted = false;
   if (r.allocated_gpu && std::find(c.needs.begin(), c.needs.end(), Need::Gpu) != c.needs.end()) {
     // CTest gave this test one GPU: it sees only that one, as index 0.

@@ -24,6 +24,7 @@ struct CopyRun {
 struct CaseRun {
   std::string tmp;                 // the case's folder ({tmp})
   std::string cwd;                 // where the check ran
+  std::string gpu_index = "0";     // what {gpu_index} stood for
   std::vector<std::string> manipulation;  // the environment change, in words
   std::vector<CopyRun> copies;     // one per parallel copy; copies[0] is "the" run
   std::vector<std::string> leftovers;        // processes found after the end

@@ -320,111 +320,164 @@ std::string WaitStatus::describe() const {
   return "exited with code " + std::to_string(code);
 }
 
-RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
-                         const RunHooks& hooks) {
-  install_signal_handling(false);
-  RunResult result;
-  const auto started = Clock::now();
-  if (spec.argv.empty()) {
-    result.spawn_error = "no program given";
-    result.spawn_errno = EINVAL;
-    return result;
+namespace {
+
+// One supervised run, in the order a reader follows it: start the child,
+// watch it to its end (or the deadline, or an interrupt), end its group,
+// collect what it wrote last, and reap it.
+class Supervisor {
+ public:
+  Supervisor(const SpawnSpec& spec, const RunHooks& hooks)
+      : spec_(spec),
+        hooks_(hooks),
+        started_(Clock::now()),
+        out_sink_{spec.out, &result_.out},
+        err_sink_{spec.err, &result_.err} {}
+
+  RunResult run(Clock::time_point deadline) {
+    if (!start()) return result_;
+    watch(deadline);
+    end_group();
+    collect_last_output();
+    reap();
+    result_.event_line_overflow = lines_.overflow;
+    result_.elapsed_s = seconds_since(started_);
+    return result_;
   }
 
-  Pipe out, err, ev, errpipe;
-  bool ok = make_pipe(errpipe);
-  if (ok && spec.out.enabled && spec.out_fd < 0) ok = make_pipe(out);
-  if (ok && spec.err.enabled && !spec.merge_err_into_out) ok = make_pipe(err);
-  if (ok && spec.event_pipe) ok = make_pipe(ev);
-  if (!ok) {
-    result.spawn_errno = errno;
-    result.spawn_error = strerror(errno);
-    return result;
+ private:
+  // ---- start ----
+
+  // Forks and execs the child; false (with result_ saying why) when it did
+  // not become the program.
+  bool start() {
+    if (spec_.argv.empty()) return spawn_failed(EINVAL, "no program given");
+    if (!open_pipes()) return spawn_failed(errno);
+    std::vector<char*> argv = c_strings(spec_.argv);
+    std::vector<char*> envp;
+    if (spec_.env) envp = c_strings(*spec_.env);
+    const pid_t parent = getpid();
+    pid_ = fork();
+    if (pid_ < 0) return spawn_failed(errno);
+    if (pid_ == 0) {
+      exec_child(spec_, parent, argv.data(), spec_.env ? envp.data() : nullptr,
+                 out_.write_end.get(), err_.write_end.get(), ev_.write_end.get(),
+                 errpipe_.write_end.get());
+    }
+    // Both sides set the group so that it exists before either relies on it.
+    setpgid(pid_, pid_);
+    for (Pipe* p : {&out_, &err_, &ev_, &errpipe_}) p->write_end.reset();
+    if (int child_errno = exec_error(); child_errno != 0) {
+      int st = 0;
+      while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+      }
+      spawn_failed(child_errno);
+      result_.elapsed_s = seconds_since(started_);
+      return false;
+    }
+    if (hooks_.on_started) hooks_.on_started(pid_);
+    for (Fd* fd : streams()) {
+      if (*fd) set_nonblocking(fd->get());
+    }
+    return true;
   }
 
-  std::vector<char*> argv = c_strings(spec.argv);
-  std::vector<char*> envp;
-  if (spec.env) envp = c_strings(*spec.env);
-  const pid_t parent = getpid();
-
-  pid_t pid = fork();
-  if (pid < 0) {
-    result.spawn_errno = errno;
-    result.spawn_error = strerror(errno);
-    return result;
+  bool open_pipes() {
+    bool ok = make_pipe(errpipe_);
+    if (ok && spec_.out.enabled && spec_.out_fd < 0) ok = make_pipe(out_);
+    if (ok && spec_.err.enabled && !spec_.merge_err_into_out) ok = make_pipe(err_);
+    if (ok && spec_.event_pipe) ok = make_pipe(ev_);
+    return ok;
   }
-  if (pid == 0) {
-    exec_child(spec, parent, argv.data(), spec.env ? envp.data() : nullptr, out.write_end.get(),
-               err.write_end.get(), ev.write_end.get(), errpipe.write_end.get());
-  }
-  // Both sides set the group so that it exists before either relies on it.
-  setpgid(pid, pid);
-  out.write_end.reset();
-  err.write_end.reset();
-  ev.write_end.reset();
-  errpipe.write_end.reset();
 
-  // The exec-error pipe closes on a successful exec (close-on-exec).
-  int child_errno = 0;
-  size_t got = 0;
-  while (got < sizeof child_errno) {
-    ssize_t n = read(errpipe.read_end.get(), reinterpret_cast<char*>(&child_errno) + got,
-                     sizeof child_errno - got);
-    if (n > 0) {
-      got += static_cast<size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      break;
+  bool spawn_failed(int err, const char* why = nullptr) {
+    result_.spawn_errno = err;
+    result_.spawn_error = why != nullptr ? why : strerror(err);
+    return false;
+  }
+
+  // The errno the child sent before exec failed; 0 once the exec-error pipe
+  // closed empty (close-on-exec: the program runs).
+  int exec_error() {
+    int child_errno = 0;
+    size_t got = 0;
+    while (got < sizeof child_errno) {
+      ssize_t n = read(errpipe_.read_end.get(), reinterpret_cast<char*>(&child_errno) + got,
+                       sizeof child_errno - got);
+      if (n > 0) {
+        got += static_cast<size_t>(n);
+      } else if (!(n < 0 && errno == EINTR)) {
+        break;
+      }
+    }
+    return got == sizeof child_errno ? child_errno : 0;
+  }
+
+  // ---- watch ----
+
+  // Until the child ends, the deadline passes, an interrupt comes or poll
+  // fails; sets result_.end.
+  void watch(Clock::time_point deadline) {
+    auto next_tick = started_;
+    for (;;) {
+      drain_signal_pipe();
+      look_for_exit();
+      if (exited_) {
+        result_.end = RunEnd::Exited;
+        return;
+      }
+      if (g_catch_interrupts && g_pending_interrupt != 0) {
+        result_.interrupt_signal = g_pending_interrupt;
+        return stop(RunEnd::Interrupted);
+      }
+      const auto now = Clock::now();
+      if (now >= deadline) return stop(RunEnd::Deadline);
+      auto wake = deadline;
+      if (hooks_.on_tick) wake = std::min(wake, tick(now, next_tick));
+      // The signal pipe wakes us when the child ends; the cap only bounds the
+      // cost of a lost wake-up.
+      if (poll_streams(std::min(poll_timeout_ms(now, wake), 100), true) < 0 && errno != EINTR) {
+        // Without poll nothing more can be watched: say so, and end the group.
+        result_.watch_errno = errno;
+        result_.watch_error = std::string("poll: ") + strerror(errno);
+        return stop(RunEnd::WatchFailed);
+      }
     }
   }
-  if (got == sizeof child_errno) {
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+
+  // Calls on_tick when its time has come and sends the signal it asks for;
+  // returns when it is due next.
+  Clock::time_point tick(Clock::time_point now, Clock::time_point& next_tick) {
+    if (now >= next_tick) {
+      if (int sig = hooks_.on_tick(seconds_between(started_, now)); sig != 0) {
+        kill(hooks_.tick_signal_to_group ? -pid_ : pid_, sig);
+      }
+      next_tick = now + from_seconds(hooks_.tick_interval_s);
     }
-    result.spawn_errno = child_errno;
-    result.spawn_error = strerror(child_errno);
-    result.elapsed_s = seconds_between(started, Clock::now());
-    return result;
+    return next_tick;
   }
-  if (hooks.on_started) hooks.on_started(pid);
 
-  for (Fd* fd : {&out.read_end, &err.read_end, &ev.read_end}) {
-    if (*fd) set_nonblocking(fd->get());
-  }
-  Sink out_sink{spec.out, &result.out};
-  Sink err_sink{spec.err, &result.err};
-  LineSplitter lines;
-
-  auto pump = [&](Fd& fd, const std::function<void(const char*, size_t)>& consume) {
-    if (fd && !read_available(fd.get(), consume)) fd.reset();
-  };
-  auto pump_all = [&]() {
-    pump(out.read_end, [&](const char* d, size_t n) { out_sink.append(d, n); });
-    pump(err.read_end, [&](const char* d, size_t n) { err_sink.append(d, n); });
-    pump(ev.read_end,
-         [&](const char* d, size_t n) { lines.feed(d, n, hooks.on_event_line); });
-  };
-
-  bool exited = false;
   // Looks at the child without reaping it: while the leader is a zombie its
   // pid cannot be reused, so killing its group stays safe.
-  auto check_exit = [&]() {
-    if (exited) return;
+  void look_for_exit() {
+    if (exited_) return;
     siginfo_t info{};
-    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-        info.si_pid == pid) {
-      exited = true;
-      result.status = status_from_siginfo(info);
+    if (waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid_) {
+      exited_ = true;
+      result_.status = status_from_siginfo(info);
     }
-  };
+  }
+
+  std::array<Fd*, 3> streams() { return {&out_.read_end, &err_.read_end, &ev_.read_end}; }
+
   // Waits up to timeout_ms for output or, with `signals`, a wake-up from a
   // signal; pumps whatever came. Returns poll's result.
-  auto poll_streams = [&](int timeout_ms, bool signals) {
+  int poll_streams(int timeout_ms, bool signals) {
     std::array<pollfd, 4> pfds{};
     nfds_t n = 0;
     if (signals) pfds[n++] = {g_signal_pipe[0], POLLIN, 0};
-    for (Fd* fd : {&out.read_end, &err.read_end, &ev.read_end}) {
+    for (Fd* fd : streams()) {
       if (*fd) pfds[n++] = {fd->get(), POLLIN, 0};
     }
     int rc = poll(pfds.data(), n, timeout_ms);
@@ -433,12 +486,36 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
       pump_all();
     }
     return rc;
-  };
+  }
+
+  void pump_all() {
+    pump(out_.read_end, [this](const char* d, size_t n) { out_sink_.append(d, n); });
+    pump(err_.read_end, [this](const char* d, size_t n) { err_sink_.append(d, n); });
+    pump(ev_.read_end,
+         [this](const char* d, size_t n) { lines_.feed(d, n, hooks_.on_event_line); });
+  }
+
+  static void pump(Fd& fd, const std::function<void(const char*, size_t)>& consume) {
+    if (fd && !read_available(fd.get(), consume)) fd.reset();
+  }
+
+  // ---- tear down ----
+
+  void stop(RunEnd why) {
+    result_.end = why;
+    kill(-pid_, SIGTERM);
+    wait_exit_until(Clock::now() + from_seconds(spec_.kill_grace_s));
+    kill(-pid_, SIGKILL);
+    // A process stuck in the kernel (a GPU driver call) may take a while to
+    // die; it has been killed, so the verdict does not wait for it long.
+    wait_exit_until(Clock::now() + std::chrono::milliseconds(300));
+  }
+
   // Waits (pumping output) until the child exits or `until` passes.
-  auto wait_exit_until = [&](Clock::time_point until) {
+  void wait_exit_until(Clock::time_point until) {
     for (;;) {
-      check_exit();
-      if (exited) return;
+      look_for_exit();
+      if (exited_) return;
       auto now = Clock::now();
       if (now >= until) return;
       if (poll_streams(std::min(poll_timeout_ms(now, until), 20), true) < 0 && errno != EINTR) {
@@ -446,82 +523,57 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
     }
-  };
-  auto teardown = [&]() {
-    kill(-pid, SIGTERM);
-    wait_exit_until(Clock::now() + from_seconds(spec.kill_grace_s));
-    kill(-pid, SIGKILL);
-    // A process stuck in the kernel (a GPU driver call) may take a while to
-    // die; it has been killed, so the verdict does not wait for it long.
-    wait_exit_until(Clock::now() + std::chrono::milliseconds(300));
-  };
-
-  auto next_tick = started;
-  for (;;) {
-    drain_signal_pipe();
-    check_exit();
-    if (exited) {
-      result.end = RunEnd::Exited;
-      break;
-    }
-    if (g_catch_interrupts && g_pending_interrupt != 0) {
-      result.interrupt_signal = g_pending_interrupt;
-      result.end = RunEnd::Interrupted;
-      teardown();
-      break;
-    }
-    auto now = Clock::now();
-    if (now >= deadline) {
-      result.end = RunEnd::Deadline;
-      teardown();
-      break;
-    }
-    auto wake = deadline;
-    if (hooks.on_tick) {
-      if (now >= next_tick) {
-        if (int sig = hooks.on_tick(seconds_between(started, now)); sig != 0) {
-          kill(hooks.tick_signal_to_group ? -pid : pid, sig);
-        }
-        next_tick = now + from_seconds(hooks.tick_interval_s);
-      }
-      wake = std::min(wake, next_tick);
-    }
-    // The signal pipe wakes us when the child ends; the cap only bounds the
-    // cost of a lost wake-up.
-    if (poll_streams(std::min(poll_timeout_ms(now, wake), 100), true) < 0 && errno != EINTR) {
-      // Without poll nothing more can be watched: say so, and end the group.
-      result.watch_errno = errno;
-      result.watch_error = std::string("poll: ") + strerror(errno);
-      result.end = RunEnd::WatchFailed;
-      teardown();
-      break;
-    }
   }
 
   // Nothing of the group outlives the run, whatever the leader did (unless
   // the caller wants to see what it left).
-  if (result.end != RunEnd::Exited || spec.end_group_on_exit) kill(-pid, SIGKILL);
-  // Collect what the group wrote before it ended; the writers are gone, so
-  // EOF comes quickly unless something escaped the group.
-  auto drain_until = Clock::now() + std::chrono::milliseconds(200);
-  while ((out.read_end || err.read_end || ev.read_end) && Clock::now() < drain_until) {
-    if (poll_streams(poll_timeout_ms(Clock::now(), drain_until), false) <= 0) break;
+  void end_group() {
+    if (result_.end != RunEnd::Exited || spec_.end_group_on_exit) kill(-pid_, SIGKILL);
   }
-  // Reap the leader; WNOHANG if it has not ended (stuck in the kernel).
-  int st = 0;
-  pid_t reaped;
-  do {
-    reaped = waitpid(pid, &st, exited ? 0 : WNOHANG);
-  } while (reaped < 0 && errno == EINTR);
-  if (reaped == pid && !result.status.valid) {
-    result.status.valid = true;
-    result.status.signaled = WIFSIGNALED(st);
-    result.status.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    result.status.signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+
+  // ---- collect and reap ----
+
+  // What the group wrote before it ended; the writers are gone, so EOF comes
+  // quickly unless something escaped the group.
+  void collect_last_output() {
+    const auto until = Clock::now() + std::chrono::milliseconds(200);
+    while ((out_.read_end || err_.read_end || ev_.read_end) && Clock::now() < until) {
+      if (poll_streams(poll_timeout_ms(Clock::now(), until), false) <= 0) break;
+    }
   }
-  result.event_line_overflow = lines.overflow;
-  result.elapsed_s = seconds_between(started, Clock::now());
-  return result;
+
+  // Reaps the leader; WNOHANG if it has not ended (stuck in the kernel).
+  void reap() {
+    int st = 0;
+    pid_t reaped;
+    do {
+      reaped = waitpid(pid_, &st, exited_ ? 0 : WNOHANG);
+    } while (reaped < 0 && errno == EINTR);
+    if (reaped == pid_ && !result_.status.valid) {
+      result_.status.valid = true;
+      result_.status.signaled = WIFSIGNALED(st);
+      result_.status.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      result_.status.signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    }
+  }
+
+  const SpawnSpec& spec_;
+  const RunHooks& hooks_;
+  const Clock::time_point started_;
+  RunResult result_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  Pipe out_, err_, ev_, errpipe_;
+  Sink out_sink_, err_sink_;
+  LineSplitter lines_;
+};
+
+}  // namespace
+
+RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
+                         const RunHooks& hooks) {
+  install_signal_handling(false);
+  return Supervisor(spec, hooks).run(deadline);
 }
 
 }  // namespace kd

@@ -179,29 +179,22 @@ int stdout_descriptor(const StdoutTarget& target, const std::string& tmp, const 
   return fds[1];
 }
 
-}  // namespace
+// ---- prepare -----------------------------------------------------------------
 
-std::string expand(const std::string& text, const std::string& tmp, const std::string& copy) {
-  std::string s = text;
-  kd::replace_all(s, "{tmp}", tmp);
-  kd::replace_all(s, "{fixtures}", runner().fixtures_dir);
-  kd::replace_all(s, "{copy}", copy);
-  return s;
-}
-
-CaseRun run_case(const Case& c) {
-  CaseRun run;
-  const Runner& r = runner();
+// The case's own folder under $TMPDIR; false (with setup_error) when it cannot be made.
+bool make_case_folder(const Case& c, CaseRun& run) {
   std::string base = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp";
   std::string templ = base + "/kd-" + c.layer + "-" + c.id + "-XXXXXX";
   if (mkdtemp(templ.data()) == nullptr) {
     run.setup_error = "cannot create a folder under " + base;
-    return run;
+    return false;
   }
   run.tmp = templ;
-  const std::string mark = kd::random_name(16);
+  return true;
+}
 
-  // Files the case starts from.
+// Files the case starts from.
+void prepare_files(const Case& c, CaseRun& run) {
   for (const auto& f : c.files) {
     std::string path = run.tmp + "/" + f.path;
     bool ok = true;
@@ -222,47 +215,59 @@ CaseRun run_case(const Case& c) {
     }
     if (!ok) run.setup_error = "cannot create " + f.path;
   }
-
   if (c.setup && run.setup_error.empty()) run.setup_error = c.setup(run.tmp);
+}
 
-  // A clean environment, then the case's change.
-  std::map<std::string, std::string> env;
+using Environment = std::map<std::string, std::string>;
+
+// Secret-looking variables, an unusual working folder and HOME, all of which
+// the report must never show.
+void plant_canaries(CaseRun& run, Environment& env, std::string& home) {
+  std::string token = kd::random_name(10);
+  run.canaries = {{"secret variable", "kdcanary-secret-" + token},
+                  {"token variable", "kdcanary-token-" + token},
+                  {"working directory", "kdcanary-cwd-" + token},
+                  {"home directory", "kdcanary-home-" + token}};
+  env["KD_CANARY_SECRET"] = run.canaries[0].second;
+  env["API_TOKEN"] = run.canaries[1].second;
+  run.cwd = run.tmp + "/" + run.canaries[2].second;
+  home = run.tmp + "/" + run.canaries[3].second;
+  run.manipulation.push_back("canaries: secret variables KD_CANARY_SECRET and API_TOKEN, "
+                             "unusual working directory and HOME");
+}
+
+// The GPU index {gpu_index} stands for; true when CTest gave this test one
+// GPU, which it then sees alone, as index 0.
+bool choose_gpu(const Case& c, CaseRun& run, Environment& env) {
+  const Runner& r = runner();
+  run.gpu_index = c.needs_gpu_index ? std::to_string(*c.needs_gpu_index) : "0";
+  if (!r.allocated_gpu || std::find(c.needs.begin(), c.needs.end(), Need::Gpu) == c.needs.end()) {
+    return false;
+  }
+  std::string id = std::to_string(*r.allocated_gpu);
+  env[r.backend == "rocm" ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES"] = id;
+  run.gpu_index = "0";
+  run.manipulation.push_back("CTest resource group: only GPU " + id + " visible");
+  return true;
+}
+
+// A clean environment, then the case's change.
+Environment case_environment(const Case& c, CaseRun& run, const std::string& mark,
+                             bool& restricted_gpu) {
+  Environment env;
   for (const char* name : kPassThrough) {
     if (const char* v = std::getenv(name)) env[name] = v;
   }
   std::string home = run.tmp + "/home";
   run.cwd = c.cwd.empty() ? run.tmp : run.tmp + "/" + c.cwd;
-  if (c.privacy_canaries) {
-    std::string token = kd::random_name(10);
-    run.canaries = {{"secret variable", "kdcanary-secret-" + token},
-                    {"token variable", "kdcanary-token-" + token},
-                    {"working directory", "kdcanary-cwd-" + token},
-                    {"home directory", "kdcanary-home-" + token}};
-    env["KD_CANARY_SECRET"] = run.canaries[0].second;
-    env["API_TOKEN"] = run.canaries[1].second;
-    run.cwd = run.tmp + "/" + run.canaries[2].second;
-    home = run.tmp + "/" + run.canaries[3].second;
-    run.manipulation.push_back("canaries: secret variables KD_CANARY_SECRET and API_TOKEN, "
-                               "unusual working directory and HOME");
-  }
+  if (c.privacy_canaries) plant_canaries(run, env, home);
   mkdir(home.c_str(), 0755);
   mkdir(run.cwd.c_str(), 0755);
   env["HOME"] = home;
   env[kMarkVariable] = mark;
-
-  std::string& gpu_index = run.gpu_index;
-  gpu_index = c.needs_gpu_index ? std::to_string(*c.needs_gpu_index) : "0";
-  bool restricted = false;
-  if (r.allocated_gpu && std::find(c.needs.begin(), c.needs.end(), Need::Gpu) != c.needs.end()) {
-    // CTest gave this test one GPU: it sees only that one, as index 0.
-    std::string id = std::to_string(*r.allocated_gpu);
-    env[r.backend == "rocm" ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES"] = id;
-    gpu_index = "0";
-    restricted = true;
-    run.manipulation.push_back("CTest resource group: only GPU " + id + " visible");
-  }
+  restricted_gpu = choose_gpu(c, run, env);
   if (c.fault) {
-    env["KERNODECK_PROBE_MODULE"] = r.fixtures_dir + "/libkd_fault_probe.so";
+    env["KERNODECK_PROBE_MODULE"] = runner().fixtures_dir + "/libkd_fault_probe.so";
     env["KERNODECK_FAULT"] = *c.fault;
     run.manipulation.push_back("fault-injecting probe, KERNODECK_FAULT=" + *c.fault);
   }
@@ -278,6 +283,11 @@ CaseRun run_case(const Case& c) {
     env[name] = expand(value, run.tmp, "0");
     run.manipulation.push_back(name + "=" + value);
   }
+  return env;
+}
+
+// The rest of the manipulation, in words: limits, stdout, a signal.
+void describe_conditions(const Case& c, CaseRun& run) {
   for (const auto& [resource, value] : c.limits) {
     run.manipulation.push_back(limit_words(resource, value));
   }
@@ -295,96 +305,116 @@ CaseRun run_case(const Case& c) {
                                std::to_string(c.signal_at->first).substr(0, 4) + " s");
   }
   if (!c.described_manipulation.empty()) run.manipulation.push_back(c.described_manipulation);
+}
 
-  std::vector<std::string> env_list;
-  for (const auto& [name, value] : env) env_list.push_back(name + "=" + value);
-  run.listing_before = kd::folder_entries(run.tmp);
-  if (!run.setup_error.empty()) return run;
+// ---- launch ------------------------------------------------------------------
 
-  const double limit = harness_limit(c.arguments);
-  run.copies.resize(static_cast<size_t>(std::max(1, c.parallel)));
-  auto launch = [&](size_t index) {
-    CopyRun& copy = run.copies[index];
-    std::vector<std::string> argv;
-    for (const auto& w : c.wrapper) argv.push_back(expand(w, run.tmp, std::to_string(index)));
-    argv.push_back(r.check);
-    for (const auto& a : c.arguments) {
-      std::string arg = expand(a, run.tmp, std::to_string(index));
-      kd::replace_all(arg, "{gpu_index}", gpu_index);
-      kd::replace_all(arg, "{gpu_count}", restricted ? "1" : std::to_string(r.visible_gpus));
-      argv.push_back(arg);
-    }
-    kd::SpawnSpec spec;
-    spec.argv = argv;
-    spec.env = env_list;
-    spec.cwd = run.cwd;
-    spec.out = kd::CaptureSpec{true, 4 << 20, false};
-    // What the check leaves in its own process group must stay visible to
-    // the leftover search below, which then ends it.
-    spec.end_group_on_exit = false;
-    spec.err = kd::CaptureSpec{true, 64 << 10, true};
-    for (const auto& [resource, value] : c.limits) {
-      spec.rlimits.push_back({resource, rlimit{value, value}});
-    }
-    int out_fd = -1;
-    if (c.stdout_target.kind != StdoutTarget::Kind::Capture) {
-      std::string error;
-      out_fd = stdout_descriptor(c.stdout_target, run.tmp, std::to_string(index), error);
-      if (out_fd < 0) {
-        copy.result.spawn_error = error;
-        return;
-      }
-      spec.out_fd = out_fd;
-    }
-    kd::RunHooks hooks;
-    bool signalled = false;
-    int child_pid = 0;
-    hooks.on_started = [&child_pid](int pid) { child_pid = pid; };
-    hooks.tick_signal_to_group = false;
-    if (c.signal_at || (c.sample_processes && index == 0)) {
-      hooks.tick_interval_s = 0.02;
-      hooks.on_tick = [&](double elapsed) {
-        if (c.sample_processes && index == 0 && child_pid > 0) watch(child_pid, run);
-        if (c.signal_at && !signalled && elapsed >= c.signal_at->first) {
-          signalled = true;
-          return c.signal_at->second;
-        }
-        return 0;
-      };
-    }
-    std::ostringstream cmd;
-    for (size_t i = 0; i < argv.size(); ++i) cmd << (i ? " " : "") << argv[i];
-    copy.command = cmd.str();
-    copy.result = kd::run_supervised(spec, kd::deadline_in(limit), hooks);
-    if (out_fd >= 0) close(out_fd);
-    std::string source = "stdout";
-    copy.report_text = copy.result.out.data;
-    if (c.report_file) {
-      source = *c.report_file;
-      auto text = kd::read_file(run.tmp + "/" + expand(*c.report_file, run.tmp, std::to_string(index)));
-      copy.report_text = text.value_or(std::string());
-      if (!text) copy.report_error = "no report file " + *c.report_file;
-    }
-    if (!copy.report_text.empty()) {
-      json parsed = json::parse(copy.report_text, nullptr, false);
-      if (parsed.is_discarded()) {
-        copy.report_error = source + " is not one JSON document";
-      } else {
-        copy.report = parsed;
-      }
-    }
-  };
-  if (run.copies.size() == 1) {
-    launch(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < run.copies.size(); ++i) threads.emplace_back(launch, i);
-    for (auto& t : threads) t.join();
+// What every copy of the check is started with.
+struct Launch {
+  std::vector<std::string> env;
+  bool restricted_gpu = false;
+  double limit = 60;
+};
+
+std::vector<std::string> command_of(const Case& c, const CaseRun& run, const Launch& launch,
+                                    size_t index) {
+  const Runner& r = runner();
+  const std::string copy = std::to_string(index);
+  std::vector<std::string> argv;
+  for (const auto& w : c.wrapper) argv.push_back(expand(w, run.tmp, copy));
+  argv.push_back(r.check);
+  for (const auto& a : c.arguments) {
+    std::string arg = expand(a, run.tmp, copy);
+    kd::replace_all(arg, "{gpu_index}", run.gpu_index);
+    kd::replace_all(arg, "{gpu_count}",
+                    launch.restricted_gpu ? "1" : std::to_string(r.visible_gpus));
+    argv.push_back(arg);
   }
+  return argv;
+}
 
-  // Whatever still carries the marker was left behind. A process that is
-  // being forked off or is exec'ing can be missed by one look, so look three
-  // times; then give dying processes a moment, and name and end the rest.
+kd::SpawnSpec spec_of(const Case& c, const CaseRun& run, const Launch& launch,
+                      std::vector<std::string> argv) {
+  kd::SpawnSpec spec;
+  spec.argv = std::move(argv);
+  spec.env = launch.env;
+  spec.cwd = run.cwd;
+  spec.out = kd::CaptureSpec{true, 4 << 20, false};
+  // What the check leaves in its own process group must stay visible to
+  // the leftover search, which then ends it.
+  spec.end_group_on_exit = false;
+  spec.err = kd::CaptureSpec{true, 64 << 10, true};
+  for (const auto& [resource, value] : c.limits) {
+    spec.rlimits.push_back({resource, rlimit{value, value}});
+  }
+  return spec;
+}
+
+// The report of one copy: from stdout or the case's report file.
+void read_report(const Case& c, const CaseRun& run, size_t index, CopyRun& copy) {
+  std::string source = "stdout";
+  copy.report_text = copy.result.out.data;
+  if (c.report_file) {
+    source = *c.report_file;
+    auto text = kd::read_file(run.tmp + "/" + expand(*c.report_file, run.tmp, std::to_string(index)));
+    copy.report_text = text.value_or(std::string());
+    if (!text) copy.report_error = "no report file " + *c.report_file;
+  }
+  if (copy.report_text.empty()) return;
+  json parsed = json::parse(copy.report_text, nullptr, false);
+  if (parsed.is_discarded()) {
+    copy.report_error = source + " is not one JSON document";
+  } else {
+    copy.report = parsed;
+  }
+}
+
+// Runs copy `index` of the check to its end and reads its report.
+void launch_copy(const Case& c, CaseRun& run, const Launch& launch, size_t index) {
+  CopyRun& copy = run.copies[index];
+  std::vector<std::string> argv = command_of(c, run, launch, index);
+  kd::SpawnSpec spec = spec_of(c, run, launch, argv);
+  int out_fd = -1;
+  if (c.stdout_target.kind != StdoutTarget::Kind::Capture) {
+    std::string error;
+    out_fd = stdout_descriptor(c.stdout_target, run.tmp, std::to_string(index), error);
+    if (out_fd < 0) {
+      copy.result.spawn_error = error;
+      return;
+    }
+    spec.out_fd = out_fd;
+  }
+  kd::RunHooks hooks;
+  bool signalled = false;
+  int child_pid = 0;
+  hooks.on_started = [&child_pid](int pid) { child_pid = pid; };
+  hooks.tick_signal_to_group = false;
+  const bool sample = c.sample_processes && index == 0;
+  if (c.signal_at || sample) {
+    hooks.tick_interval_s = 0.02;
+    hooks.on_tick = [&](double elapsed) {
+      if (sample && child_pid > 0) watch(child_pid, run);
+      if (c.signal_at && !signalled && elapsed >= c.signal_at->first) {
+        signalled = true;
+        return c.signal_at->second;
+      }
+      return 0;
+    };
+  }
+  std::ostringstream cmd;
+  for (size_t i = 0; i < argv.size(); ++i) cmd << (i ? " " : "") << argv[i];
+  copy.command = cmd.str();
+  copy.result = kd::run_supervised(spec, kd::deadline_in(launch.limit), hooks);
+  if (out_fd >= 0) close(out_fd);
+  read_report(c, run, index, copy);
+}
+
+// ---- after the run -----------------------------------------------------------
+
+// Whatever still carries the marker was left behind. A process that is being
+// forked off or is exec'ing can be missed by one look, so look three times;
+// then give dying processes a moment, and name and end the rest.
+void collect_leftovers(const std::string& mark, CaseRun& run) {
   std::set<int> seen;
   for (int look = 0; look < 3; ++look) {
     if (look > 0) usleep(50 * 1000);
@@ -411,8 +441,11 @@ CaseRun run_case(const Case& c) {
     run.leftovers.push_back(describe_pid(pid));
     kill(pid, SIGKILL);
   }
+}
 
-  // Keep the evidence for the pipeline's artifacts.
+// Keeps what each copy printed for the pipeline's artifacts.
+void save_evidence(const Case& c, const CaseRun& run) {
+  const Runner& r = runner();
   std::string dir = r.reports_dir + "/cases";
   mkdir(r.reports_dir.c_str(), 0755);
   mkdir(dir.c_str(), 0755);
@@ -426,6 +459,43 @@ CaseRun run_case(const Case& c) {
     if (c.report_file && run.copies[i].report) write_file(stem + ".json", run.copies[i].report_text);
     if (!res.err.data.empty()) write_file(stem + ".stderr.txt", res.err.data);
   }
+}
+
+}  // namespace
+
+std::string expand(const std::string& text, const std::string& tmp, const std::string& copy) {
+  std::string s = text;
+  kd::replace_all(s, "{tmp}", tmp);
+  kd::replace_all(s, "{fixtures}", runner().fixtures_dir);
+  kd::replace_all(s, "{copy}", copy);
+  return s;
+}
+
+CaseRun run_case(const Case& c) {
+  CaseRun run;
+  if (!make_case_folder(c, run)) return run;
+  const std::string mark = kd::random_name(16);
+  prepare_files(c, run);
+  Launch launch;
+  const Environment env = case_environment(c, run, mark, launch.restricted_gpu);
+  describe_conditions(c, run);
+  for (const auto& [name, value] : env) launch.env.push_back(name + "=" + value);
+  run.listing_before = kd::folder_entries(run.tmp);
+  if (!run.setup_error.empty()) return run;
+
+  launch.limit = harness_limit(c.arguments);
+  run.copies.resize(static_cast<size_t>(std::max(1, c.parallel)));
+  if (run.copies.size() == 1) {
+    launch_copy(c, run, launch, 0);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < run.copies.size(); ++i) {
+      threads.emplace_back([&, i] { launch_copy(c, run, launch, i); });
+    }
+    for (auto& t : threads) t.join();
+  }
+  collect_leftovers(mark, run);
+  save_evidence(c, run);
   return run;
 }
 

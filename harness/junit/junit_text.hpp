@@ -1,0 +1,36 @@
+// Text helpers the JUnit converter's parts share: numbers and times as the report writes them,
+// and the lines of GoogleTest's messages. Private to kernodeck_junit_convert; the helpers its
+// tests call are declared in junit_convert.hpp.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace kd::junit {
+
+// A non-negative number of seconds as CTest or GoogleTest wrote it; 0 for anything else.
+double parse_double(const std::string& text);
+
+// Seconds with three decimals, as JUnit's time attributes carry them.
+std::string format_seconds(double seconds);
+
+// Whole seconds print without a fraction so that "TIMEOUT of 2 s" reads as the user wrote it.
+std::string format_limit(double seconds);
+
+// GoogleTest opens each assertion with where it is ("path:42" in XML, "path:42: Failure" on
+// the console); that says nothing about why, so summaries skip it.
+bool is_location_line(std::string_view line);
+
+std::string last_nonempty_line(std::string_view text);
+
+// Cut at a character boundary so that the result stays valid UTF-8.
+std::string cut(std::string_view text, std::size_t limit);
+
+// A skip's reason without GoogleTest's location line, on one line.
+std::string skip_reason(std::string_view text);
+
+// Newlines and tabs as spaces.
+std::string one_line(std::string_view text);
+
+}  // namespace kd::junit

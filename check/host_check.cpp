@@ -3,7 +3,8 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "process.hpp"
+#include "supervisor.hpp"
+#include "util/files.hpp"
 #include "util/text.hpp"
 
 namespace kd {

@@ -15,8 +15,9 @@
 #include "cli.hpp"
 #include "orchestrator.hpp"
 #include "outcome.hpp"
-#include "process.hpp"
+#include "supervisor.hpp"
 #include "util/files.hpp"
+#include "util/signals.hpp"
 #include "worker.hpp"
 
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "outcome.hpp"
-#include "process.hpp"
+#include "supervisor.hpp"
 
 namespace kd {
 

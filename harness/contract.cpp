@@ -1,5 +1,7 @@
 #include "contract.hpp"
 
+#include <algorithm>
+
 namespace kdh {
 
 const std::vector<ContractOutcome>& contract_outcomes() {
@@ -18,6 +20,17 @@ std::optional<int> contract_exit_code(const std::string& code) {
     if (code == row.code) return row.exit_code;
   }
   return std::nullopt;
+}
+
+const std::vector<std::string>& contract_stages() {
+  static const std::vector<std::string> stages{"import",  "backend", "device",
+                                               "compute", "output",  "complete"};
+  return stages;
+}
+
+bool is_contract_stage(const std::string& name) {
+  const auto& stages = contract_stages();
+  return std::find(stages.begin(), stages.end(), name) != stages.end();
 }
 
 const std::vector<std::string>& contract_report_keys() {

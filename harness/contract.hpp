@@ -17,6 +17,10 @@ struct ContractOutcome {
 const std::vector<ContractOutcome>& contract_outcomes();
 std::optional<int> contract_exit_code(const std::string& code);
 
+// The stages, in the order CONTRACT.md lists them.
+const std::vector<std::string>& contract_stages();
+bool is_contract_stage(const std::string& name);
+
 // Every key the report always has, as JSON pointers, in the contract's order.
 const std::vector<std::string>& contract_report_keys();
 

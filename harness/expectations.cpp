@@ -14,6 +14,7 @@
 
 #include "contract.hpp"
 #include "util/files.hpp"
+#include "util/signals.hpp"
 #include "util/text.hpp"
 #include "runner.hpp"
 
@@ -39,7 +40,6 @@ const std::set<std::string>& allowed_extra_keys() {
   return keys;
 }
 
-const std::set<std::string> kStages{"import", "backend", "device", "compute", "output", "complete"};
 
 std::string show(const json& v) { return v.dump(); }
 
@@ -104,7 +104,7 @@ void check_report_shape(const Case& c, const json& report, int exit_code, bool e
     problems.push_back("/status " + show(at("/status")) + " does not match code " + show(code));
   }
   const json stage = at("/stage");
-  if (!stage.is_string() || !kStages.count(stage.get<std::string>())) {
+  if (!stage.is_string() || !is_contract_stage(stage.get<std::string>())) {
     problems.push_back("/stage " + show(stage) + " is not a stage of the contract");
   }
   if (passed) {

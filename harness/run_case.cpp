@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "util/files.hpp"
+#include "util/signals.hpp"
 #include "util/text.hpp"
 #include "runner.hpp"
 

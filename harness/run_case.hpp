@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "case.hpp"
-#include "process.hpp"
+#include "supervisor.hpp"
 
 namespace kdh {
 

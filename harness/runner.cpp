@@ -10,7 +10,7 @@
 
 #include "elf_needed.hpp"
 #include "util/files.hpp"
-#include "process.hpp"
+#include "supervisor.hpp"
 
 namespace kdh {
 namespace {

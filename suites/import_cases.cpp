@@ -14,7 +14,7 @@
 
 #include "util/files.hpp"
 #include "layer_test.hpp"
-#include "process.hpp"
+#include "supervisor.hpp"
 #include "runner.hpp"
 
 namespace {

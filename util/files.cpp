@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,6 +55,26 @@ std::string dirname_of(std::string_view path) {
   size_t slash = path.rfind('/');
   if (slash == std::string_view::npos) return ".";
   return slash == 0 ? "/" : std::string(path.substr(0, slash));
+}
+
+std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value) {
+  size_t start = 0;
+  while (start <= path_value.size()) {
+    size_t colon = path_value.find(':', start);
+    if (colon == std::string_view::npos) colon = path_value.size();
+    std::string dir(path_value.substr(start, colon - start));
+    start = colon + 1;
+    // An empty element would mean the working folder: never run a program
+    // from wherever the check happens to be started.
+    if (dir.empty()) continue;
+    std::string candidate = dir + "/" + std::string(program);
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
 }
 
 std::string random_name(std::size_t length) {

@@ -1,5 +1,5 @@
 // Small file and path helpers shared by the check and the conformance
-// harness: whole writes, bounded reads, a path's folder, random names.
+// harness: whole writes, bounded reads, a path's folder, a PATH lookup, random names.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +26,10 @@ std::vector<std::string> folder_entries(const std::string& dir);
 
 // The folder part of `path`: "." when it has none, "/" for a name at the root.
 std::string dirname_of(std::string_view path);
+
+// The first executable regular file `program` in the PATH directories of
+// `path_value`; empty elements (the working folder) are skipped.
+std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value);
 
 // `length` characters of [a-z0-9], from a generator seeded by the system's
 // random source; for names of temporary files and markers, not for keys.

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "process.hpp"
+#include "supervisor.hpp"
 #include "temp_dir.hpp"
 
 namespace kd {

@@ -1,4 +1,4 @@
-// The program process_test supervises: one behaviour per mode, chosen by argv.
+// The program supervisor_test supervises: one behaviour per mode, chosen by argv.
 //
 //   sleep SECONDS           sleep, then exit 0
 //   exit CODE               exit with CODE

@@ -1,14 +1,16 @@
-// Covers util/files.hpp: whole writes, bounded reads, folders and names.
+// Covers util/files.hpp: whole writes, bounded reads, folders, the PATH lookup and names.
 #include "util/files.hpp"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <set>
 #include <string>
@@ -103,6 +105,71 @@ TEST(RandomName, HasTheLengthAndAlphabetAndVaries) {
   }
   EXPECT_EQ(seen.size(), 20u);
   EXPECT_EQ(random_name(0), "");
+}
+
+// find_on_path: how the host check finds nvidia-smi.
+class FindOnPath : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/kd-util-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    tmp_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(tmp_, ignored);
+  }
+  void make(const std::string& dir_name, const std::string& name, mode_t mode) {
+    std::string dir = this->dir(dir_name);
+    mkdir(dir.c_str(), 0755);
+    std::string path = dir + "/" + name;
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0) << path;
+    EXPECT_EQ(write_all(fd, "#!/bin/sh\nexit 0\n"), 0);
+    close(fd);
+    ASSERT_EQ(chmod(path.c_str(), mode), 0);
+  }
+  std::string dir(const std::string& name) const { return tmp_ + "/" + name; }
+  std::string tmp_;
+};
+
+TEST_F(FindOnPath, FindsTheFirstExecutableInOrder) {
+  make("a", "nvidia-smi", 0755);
+  make("b", "nvidia-smi", 0755);
+  std::string path = dir("missing") + ":" + dir("a") + ":" + dir("b");
+  EXPECT_EQ(find_on_path("nvidia-smi", path), dir("a") + "/nvidia-smi");
+  path = dir("b") + ":" + dir("a");
+  EXPECT_EQ(find_on_path("nvidia-smi", path), dir("b") + "/nvidia-smi");
+}
+
+TEST_F(FindOnPath, SkipsFilesThatCannotRunAndFolders) {
+  // 0644 has no execute bit, so even root may not run it.
+  make("plain", "nvidia-smi", 0644);
+  std::string folder = dir("folder");
+  mkdir(folder.c_str(), 0755);
+  mkdir((folder + "/nvidia-smi").c_str(), 0755);
+  make("good", "nvidia-smi", 0755);
+  EXPECT_EQ(find_on_path("nvidia-smi", dir("plain") + ":" + folder), std::nullopt);
+  EXPECT_EQ(find_on_path("nvidia-smi", dir("plain") + ":" + folder + ":" + dir("good")),
+            dir("good") + "/nvidia-smi");
+}
+
+TEST_F(FindOnPath, NotFound) {
+  make("a", "other-tool", 0755);
+  EXPECT_EQ(find_on_path("nvidia-smi", dir("a")), std::nullopt);
+  EXPECT_EQ(find_on_path("nvidia-smi", "/nonexistent-kd-folder"), std::nullopt);
+}
+
+TEST_F(FindOnPath, EmptyElementsNeverMeanTheWorkingFolder) {
+  // An nvidia-smi in the folder the check runs from must not be picked up
+  // through an empty PATH element or an empty PATH.
+  make("cwd", "nvidia-smi", 0755);
+  char old[4096];
+  ASSERT_NE(getcwd(old, sizeof old), nullptr);
+  ASSERT_EQ(chdir(dir("cwd").c_str()), 0);
+  EXPECT_EQ(find_on_path("nvidia-smi", ""), std::nullopt);
+  EXPECT_EQ(find_on_path("nvidia-smi", "::/nonexistent-kd-folder:"), std::nullopt);
+  ASSERT_EQ(chdir(old), 0);
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
-#include "process.hpp"
+#include "supervisor.hpp"
+
+#include "util/signals.hpp"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -278,40 +280,6 @@ void die_by_signal(int sig) {
   sigprocmask(SIG_UNBLOCK, &set, nullptr);
   raise(sig);
   _exit(128 + sig);  // only if the signal did not end the process
-}
-
-std::string signal_name(int sig) {
-  static const std::array<std::pair<int, const char*>, 17> kNames{{
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
-      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
-      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
-      {SIGXFSZ, "SIGXFSZ"},
-  }};
-  for (const auto& [number, name] : kNames) {
-    if (number == sig) return name;
-  }
-  return "signal " + std::to_string(sig);
-}
-
-std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value) {
-  size_t start = 0;
-  while (start <= path_value.size()) {
-    size_t colon = path_value.find(':', start);
-    if (colon == std::string_view::npos) colon = path_value.size();
-    std::string dir(path_value.substr(start, colon - start));
-    start = colon + 1;
-    // An empty element would mean the working folder: never run a program
-    // from wherever the check happens to be started.
-    if (dir.empty()) continue;
-    std::string candidate = dir + "/" + std::string(program);
-    struct stat st {};
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-  }
-  return std::nullopt;
 }
 
 std::string WaitStatus::describe() const {

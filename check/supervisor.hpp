@@ -118,10 +118,4 @@ RunResult run_supervised(const SpawnSpec& spec, Clock::time_point deadline,
 // Re-raises `signal` with its default action, ending this process.
 [[noreturn]] void die_by_signal(int signal);
 
-std::string signal_name(int signal);
-
-// The first executable regular file `program` in the PATH directories of
-// `path_value`; empty elements (the working folder) are skipped.
-std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value);
-
 }  // namespace kd

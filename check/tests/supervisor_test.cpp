@@ -1,5 +1,5 @@
-// Covers process.hpp: spawning, wait-status decoding, deadlines, group teardown, captures and the event pipe.
-#include "process.hpp"
+// Covers supervisor.hpp: spawning, wait-status decoding, deadlines, group teardown, captures and the event pipe.
+#include "supervisor.hpp"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -74,14 +74,6 @@ TEST(WaitStatus, Describe) {
   EXPECT_FALSE(killed.exited());
   EXPECT_EQ(killed.describe(), "killed by signal SIGSEGV");
   EXPECT_FALSE(WaitStatus{}.exited());
-}
-
-TEST(SignalName, KnownAndUnknown) {
-  EXPECT_EQ(signal_name(SIGKILL), "SIGKILL");
-  EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
-  EXPECT_EQ(signal_name(SIGABRT), "SIGABRT");
-  EXPECT_EQ(signal_name(SIGXFSZ), "SIGXFSZ");
-  EXPECT_EQ(signal_name(64), "signal 64");
 }
 
 TEST(DeadlineIn, IsThatFarOnTheMonotonicClock) {
@@ -577,59 +569,6 @@ TEST(RunSupervised, AnInterruptStopsTheChildAndIsReported) {
   EXPECT_EQ(WEXITSTATUS(status), 0)
       << "10: not Interrupted, 11: wrong signal, 12: not pending, 13: too slow, "
          "14: no grandchild reported, 15: grandchild left running";
-}
-
-// find_on_path: how the host check finds nvidia-smi.
-class FindOnPath : public ::testing::Test {
- protected:
-  void make(const std::string& dir_name, const std::string& name, mode_t mode) {
-    std::string dir = tmp_.file(dir_name);
-    mkdir(dir.c_str(), 0755);
-    std::string path = dir + "/" + name;
-    test::write_file(path, "#!/bin/sh\nexit 0\n");
-    ASSERT_EQ(chmod(path.c_str(), mode), 0);
-  }
-  std::string dir(const std::string& name) const { return tmp_.file(name); }
-  TempDir tmp_;
-};
-
-TEST_F(FindOnPath, FindsTheFirstExecutableInOrder) {
-  make("a", "nvidia-smi", 0755);
-  make("b", "nvidia-smi", 0755);
-  std::string path = dir("missing") + ":" + dir("a") + ":" + dir("b");
-  EXPECT_EQ(find_on_path("nvidia-smi", path), dir("a") + "/nvidia-smi");
-  path = dir("b") + ":" + dir("a");
-  EXPECT_EQ(find_on_path("nvidia-smi", path), dir("b") + "/nvidia-smi");
-}
-
-TEST_F(FindOnPath, SkipsFilesThatCannotRunAndFolders) {
-  // 0644 has no execute bit, so even root may not run it.
-  make("plain", "nvidia-smi", 0644);
-  std::string folder = dir("folder");
-  mkdir(folder.c_str(), 0755);
-  mkdir((folder + "/nvidia-smi").c_str(), 0755);
-  make("good", "nvidia-smi", 0755);
-  EXPECT_EQ(find_on_path("nvidia-smi", dir("plain") + ":" + folder), std::nullopt);
-  EXPECT_EQ(find_on_path("nvidia-smi", dir("plain") + ":" + folder + ":" + dir("good")),
-            dir("good") + "/nvidia-smi");
-}
-
-TEST_F(FindOnPath, NotFound) {
-  make("a", "other-tool", 0755);
-  EXPECT_EQ(find_on_path("nvidia-smi", dir("a")), std::nullopt);
-  EXPECT_EQ(find_on_path("nvidia-smi", "/nonexistent-kd-folder"), std::nullopt);
-}
-
-TEST_F(FindOnPath, EmptyElementsNeverMeanTheWorkingFolder) {
-  // An nvidia-smi in the folder the check runs from must not be picked up
-  // through an empty PATH element or an empty PATH.
-  make("cwd", "nvidia-smi", 0755);
-  char old[4096];
-  ASSERT_NE(getcwd(old, sizeof old), nullptr);
-  ASSERT_EQ(chdir(dir("cwd").c_str()), 0);
-  EXPECT_EQ(find_on_path("nvidia-smi", ""), std::nullopt);
-  EXPECT_EQ(find_on_path("nvidia-smi", "::/nonexistent-kd-folder:"), std::nullopt);
-  ASSERT_EQ(chdir(old), 0);
 }
 
 }  // namespace

@@ -134,20 +134,20 @@ Verification verify(const kd_compute_result& r) {
   return v;
 }
 
-void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink) {
-  Stages s(sink);
-  const bool gpu = request.device == Device::Cuda;
+namespace {
 
-  // backend: what the library is, without touching a driver.
+// backend: what the library is, without touching a driver. False once it
+// has finished the run.
+bool backend_stage(const kd_probe& probe, const WorkerRequest& request, Stages& s,
+                   kd_error& err) {
   s.enter(Stage::Backend);
   kd_library_info lib{};
-  kd_error err{};
   if (kd_status st = probe.library_info(&lib, &err); st != KD_OK) {
     // libtorch loaded but cannot describe itself: it is not usable.
     s.finish_at(Outcome::TorchImportFailed, Stage::Import,
                 ErrorInfo{bounded(err.type, sizeof err.type),
                           bounded(err.message, sizeof err.message)});
-    return;
+    return false;
   }
   const char* backend = lib.backend == KD_BACKEND_CUDA   ? "cuda"
                         : lib.backend == KD_BACKEND_ROCM ? "rocm"
@@ -156,54 +156,65 @@ void run_stages(const kd_probe& probe, const WorkerRequest& request, const Event
                       {"cuda", text_or_null(lib.cuda_version, sizeof lib.cuda_version)},
                       {"hip", text_or_null(lib.hip_version, sizeof lib.hip_version)},
                       {"backend", backend}});
-  if (gpu && lib.backend == KD_BACKEND_NONE) {
+  if (request.device == Device::Cuda && lib.backend == KD_BACKEND_NONE) {
     s.finish(Outcome::GpuBackendAbsent,
              ErrorInfo{"GpuBackendAbsent", "libtorch " + bounded(lib.version, sizeof lib.version) +
                                                " was built with neither CUDA nor HIP"});
-    return;
+    return false;
   }
+  return true;
+}
 
-  // device: availability, the index, then starting the device.
+// The GPU asked for is there: available, and the index among the visible
+// devices. False once it has finished the run.
+bool gpu_is_there(const kd_probe& probe, const WorkerRequest& request, Stages& s,
+                  kd_error& err) {
+  kd_gpu_info g{};
+  if (kd_status st = probe.gpu_info(&g, &err); st != KD_OK) {
+    s.finish_probe_error(st, err);
+    return false;
+  }
+  s.facts("pytorch", {{"gpu_available", g.available != 0},
+                      {"visible_device_count", std::max(0LL, g.device_count)}});
+  if (g.available == 0 || g.device_count <= 0) {
+    // The probe's reason when the library gave one (probe_abi.h), else what it counted.
+    std::string reason_type = bounded(err.type, sizeof err.type);
+    if (!reason_type.empty()) {
+      s.finish(Outcome::GpuUnavailable,
+               ErrorInfo{reason_type, bounded(err.message, sizeof err.message)});
+      return false;
+    }
+    s.finish(Outcome::GpuUnavailable,
+             ErrorInfo{"GpuUnavailable", std::string("libtorch reports the GPU ") +
+                                             (g.available != 0 ? "available" : "unavailable") +
+                                             " with " + std::to_string(std::max(0LL, g.device_count)) +
+                                             " visible device(s)"});
+    return false;
+  }
+  if (request.index < 0 || request.index >= g.device_count) {
+    s.finish(Outcome::DeviceIndexInvalid,
+             ErrorInfo{"DeviceIndexInvalid", "device index " + std::to_string(request.index) +
+                                                 " is outside the " +
+                                                 std::to_string(g.device_count) +
+                                                 " visible device(s)"});
+    return false;
+  }
+  return true;
+}
+
+// device: availability, the index, then starting the device. False once it
+// has finished the run.
+bool device_stage(const kd_probe& probe, const WorkerRequest& request, Stages& s,
+                  kd_error& err) {
+  const bool gpu = request.device == Device::Cuda;
   s.enter(Stage::Device);
   auto device_start = std::chrono::steady_clock::now();
-  if (gpu) {
-    kd_gpu_info g{};
-    if (kd_status st = probe.gpu_info(&g, &err); st != KD_OK) {
-      s.finish_probe_error(st, err);
-      return;
-    }
-    s.facts("pytorch", {{"gpu_available", g.available != 0},
-                        {"visible_device_count", std::max(0LL, g.device_count)}});
-    if (g.available == 0 || g.device_count <= 0) {
-      // The probe's reason when the library gave one (probe_abi.h), else what it counted.
-      std::string reason_type = bounded(err.type, sizeof err.type);
-      if (!reason_type.empty()) {
-        s.finish(Outcome::GpuUnavailable,
-                 ErrorInfo{reason_type, bounded(err.message, sizeof err.message)});
-        return;
-      }
-      s.finish(Outcome::GpuUnavailable,
-               ErrorInfo{"GpuUnavailable", std::string("libtorch reports the GPU ") +
-                                               (g.available != 0 ? "available" : "unavailable") +
-                                               " with " + std::to_string(std::max(0LL, g.device_count)) +
-                                               " visible device(s)"});
-      return;
-    }
-    if (request.index < 0 || request.index >= g.device_count) {
-      s.finish(Outcome::DeviceIndexInvalid,
-               ErrorInfo{"DeviceIndexInvalid", "device index " + std::to_string(request.index) +
-                                                   " is outside the " +
-                                                   std::to_string(g.device_count) +
-                                                   " visible device(s)"});
-      return;
-    }
-  }
-  const int kind = gpu ? KD_DEVICE_CUDA : KD_DEVICE_CPU;
-  kd_status init = probe.init_device(kind, request.index, &err);
+  if (gpu && !gpu_is_there(probe, request, s, err)) return false;
+  kd_status init = probe.init_device(gpu ? KD_DEVICE_CUDA : KD_DEVICE_CPU, request.index, &err);
   s.facts("execution", {{"timings_ms", {{"device_init", ms_since(device_start)}}}});
   if (init != KD_OK) {
     s.finish_probe_error(init, err);
-    return;
+    return false;
   }
   if (gpu) {
     // Informative: which GPU this is. A failure to tell leaves both null.
@@ -214,30 +225,37 @@ void run_stages(const kd_probe& probe, const WorkerRequest& request, const Event
                             {"capability", text_or_null(d.capability, sizeof d.capability)}});
     }
   }
+  return true;
+}
 
-  // compute: the fixed computation, verified here.
+// The GPU allocator's counters after the computation; null on the CPU, and
+// each counter null where it cannot be read (they are informative).
+ojson memory_facts(const kd_probe& probe, const WorkerRequest& request) {
+  if (request.device != Device::Cuda) return nullptr;
+  kd_memory_info m{-1, -1};
+  kd_error ignored{};
+  if (probe.memory(request.index, &m, &ignored) != KD_OK) {
+    return {{"allocated_bytes", nullptr}, {"reserved_bytes", nullptr}};
+  }
+  return {{"allocated_bytes", m.allocated_bytes >= 0 ? ojson(m.allocated_bytes) : ojson()},
+          {"reserved_bytes", m.reserved_bytes >= 0 ? ojson(m.reserved_bytes) : ojson()}};
+}
+
+// compute: the fixed computation, verified here; finishes the run.
+void compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& s,
+                   kd_error& err) {
+  const bool gpu = request.device == Device::Cuda;
   s.enter(Stage::Compute);
   auto compute_start = std::chrono::steady_clock::now();
   kd_compute_result r{};
-  kd_status st = probe.compute(kind, request.index, &r, &err);
+  kd_status st = probe.compute(gpu ? KD_DEVICE_CUDA : KD_DEVICE_CPU, request.index, &r, &err);
   if (st != KD_OK) {
     s.facts("execution", {{"timings_ms", {{"compute", ms_since(compute_start)}}}});
     s.finish_probe_error(st, err);
     return;
   }
   Verification v = verify(r);
-  ojson memory = nullptr;
-  if (gpu) {
-    kd_memory_info m{-1, -1};
-    kd_error ignored{};
-    // Informative: a failure to read the counters leaves them null.
-    if (probe.memory(request.index, &m, &ignored) == KD_OK) {
-      memory = {{"allocated_bytes", m.allocated_bytes >= 0 ? ojson(m.allocated_bytes) : ojson()},
-                {"reserved_bytes", m.reserved_bytes >= 0 ? ojson(m.reserved_bytes) : ojson()}};
-    } else {
-      memory = {{"allocated_bytes", nullptr}, {"reserved_bytes", nullptr}};
-    }
-  }
+  ojson memory = memory_facts(probe, request);
   ojson loss = std::isfinite(r.loss) ? ojson(static_cast<double>(r.loss)) : ojson(nullptr);
   s.facts("execution", {{"device", device_label(request)},
                         {"product_verified", v.product_ok},
@@ -256,6 +274,16 @@ void run_stages(const kd_probe& probe, const WorkerRequest& request, const Event
     return;
   }
   s.finish(gpu ? Outcome::GpuCheckPassed : Outcome::CpuCheckPassed);
+}
+
+}  // namespace
+
+void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink) {
+  Stages s(sink);
+  kd_error err{};
+  if (!backend_stage(probe, request, s, err)) return;
+  if (!device_stage(probe, request, s, err)) return;
+  compute_stage(probe, request, s, err);
 }
 
 void run_worker(const WorkerRequest& request, const EventSink& sink) {

@@ -55,33 +55,85 @@ std::string device_label(Device device, long long index) {
   return device == Device::Cpu ? "cpu" : "cuda:" + std::to_string(index);
 }
 
+namespace {
+
+// The command line as written, before its values are checked.
+struct Written {
+  std::string device = "cuda";
+  std::string index_text = "0";
+  std::string timeout_text = "30";
+  std::string output;
+  bool output_given = false;
+  bool host_check = false;
+};
+
+void add_options(CLI::App& app, Written& w) {
+  app.add_option("--device", w.device,
+                 "cuda (default: a GPU is required; ROCm builds also use cuda) or cpu")
+      ->type_name("cuda|cpu");
+  app.add_option("--device-index", w.index_text, "which visible GPU, default 0")->type_name("N");
+  app.add_option("--timeout", w.timeout_text,
+                 "limit in seconds for loading, detection and computation, " + timeout_range() +
+                     ", default " + seconds_text(Options{}.timeout_s))
+      ->type_name("SECONDS");
+  app.add_option("--output", w.output, "also write the report to this new file (never overwritten)")
+      ->type_name("FILE");
+  // A flag given twice is refused like any other repeated option.
+  app.add_flag("--host-check", w.host_check,
+               "also ask nvidia-smi for the driver version and total memory (informative)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  app.set_version_flag("--version", std::string("kernodeck-diagnostic ") + kToolVersion);
+}
+
+std::optional<UsageError> device_of(const std::string& device, Options& options) {
+  if (device == "cpu") {
+    options.device = Device::Cpu;
+  } else if (device == "cuda") {
+    options.device = Device::Cuda;
+  } else if (device == "rocm" || device == "hip") {
+    return UsageError{with_hint("--device " + device +
+                                " is not a device name: ROCm builds of libtorch also use the "
+                                "name 'cuda'; run with --device cuda")};
+  } else {
+    return UsageError{with_hint("--device must be 'cuda' or 'cpu', not '" + device + "'")};
+  }
+  return std::nullopt;
+}
+
+// The values checked strictly, as the contract wants them.
+ParseResult options_of(const Written& w) {
+  Options options;
+  if (auto error = device_of(w.device, options)) return *error;
+  auto index = parse_integer(w.index_text);
+  if (!index) {
+    return UsageError{with_hint("--device-index must be a whole number, not '" + w.index_text +
+                                "'")};
+  }
+  options.device_index = *index;
+  auto timeout = parse_seconds(w.timeout_text);
+  if (!timeout || *timeout < kMinTimeoutS || *timeout > kMaxTimeoutS) {
+    return UsageError{with_hint("--timeout must be a number of seconds from " + timeout_range() +
+                                ", not '" + w.timeout_text + "'")};
+  }
+  options.timeout_s = *timeout;
+  if (w.output_given) {
+    if (w.output.empty()) return UsageError{with_hint("--output needs a file name")};
+    options.output = w.output;
+  }
+  options.host_check = w.host_check;
+  return options;
+}
+
+}  // namespace
+
 ParseResult parse_command_line(const std::vector<std::string>& args) {
   CLI::App app{
       "Finds the first failing layer of a libtorch installation: loading libtorch, backend and\n"
       "device, then a tiny real computation on the chosen device, in a worker process with a\n"
       "time limit. Prints a JSON report on stdout; see README.md for the exit codes.",
       "kernodeck-diagnostic"};
-  std::string device = "cuda";
-  std::string index_text = "0";
-  std::string timeout_text = "30";
-  std::string output;
-  bool host_check = false;
-  app.add_option("--device", device,
-                 "cuda (default: a GPU is required; ROCm builds also use cuda) or cpu")
-      ->type_name("cuda|cpu");
-  app.add_option("--device-index", index_text, "which visible GPU, default 0")->type_name("N");
-  app.add_option("--timeout", timeout_text,
-                 "limit in seconds for loading, detection and computation, " + timeout_range() +
-                     ", default " + seconds_text(Options{}.timeout_s))
-      ->type_name("SECONDS");
-  app.add_option("--output", output, "also write the report to this new file (never overwritten)")
-      ->type_name("FILE");
-  // A flag given twice is refused like any other repeated option.
-  app.add_flag("--host-check", host_check,
-               "also ask nvidia-smi for the driver version and total memory (informative)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
-  app.set_version_flag("--version", std::string("kernodeck-diagnostic ") + kToolVersion);
-
+  Written written;
+  add_options(app, written);
   // CLI11 takes argc/argv; its messages then list arguments in their order.
   std::vector<const char*> argv{"kernodeck-diagnostic"};
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -94,40 +146,8 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     return UsageError{with_hint(e.what())};
   }
-
-  Options options;
-  if (device == "cpu") {
-    options.device = Device::Cpu;
-  } else if (device == "cuda") {
-    options.device = Device::Cuda;
-  } else if (device == "rocm" || device == "hip") {
-    return UsageError{with_hint("--device " + device +
-                                " is not a device name: ROCm builds of libtorch also use the "
-                                "name 'cuda'; run with --device cuda")};
-  } else {
-    return UsageError{with_hint("--device must be 'cuda' or 'cpu', not '" + device + "'")};
-  }
-
-  auto index = parse_integer(index_text);
-  if (!index) {
-    return UsageError{with_hint("--device-index must be a whole number, not '" + index_text +
-                                "'")};
-  }
-  options.device_index = *index;
-
-  auto timeout = parse_seconds(timeout_text);
-  if (!timeout || *timeout < kMinTimeoutS || *timeout > kMaxTimeoutS) {
-    return UsageError{with_hint("--timeout must be a number of seconds from " + timeout_range() +
-                                ", not '" + timeout_text + "'")};
-  }
-  options.timeout_s = *timeout;
-
-  if (app.count("--output") > 0) {
-    if (output.empty()) return UsageError{with_hint("--output needs a file name")};
-    options.output = output;
-  }
-  options.host_check = host_check;
-  return options;
+  written.output_given = app.count("--output") > 0;
+  return options_of(written);
 }
 
 }  // namespace kd

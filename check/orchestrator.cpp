@@ -48,69 +48,67 @@ struct WorkerVerdict {
   std::optional<Cause> cause;  // a resource limit that explains it
 };
 
-WorkerVerdict run_worker_process(const Options& options, const std::string& self_exe,
-                                 const std::string& probe_path, WorkerFindings& findings,
-                                 const Sanitizer& sanitizer) {
-  WorkerRequest request{options.device, options.device_index, probe_path};
-  SpawnSpec spec;
-  spec.argv = worker_argv(self_exe, request);
-  spec.event_pipe = true;
-  spec.merge_err_into_out = true;  // libtorch's own chatter, kept for a post-mortem
-  spec.out = CaptureSpec{true, 16 * 1024, true};
-  RunHooks hooks;
-  hooks.on_event_line = [&findings](std::string_view line) { apply_event(findings, line); };
-  RunResult run = run_supervised(spec, deadline_in(options.timeout_s), hooks);
-
-  const ResourceLimits limits = read_resource_limits();
+// A run that did not end on its own: never started, lost, interrupted or
+// out of time. nullopt when the worker exited.
+std::optional<WorkerVerdict> verdict_of_end(const RunResult& run, const WorkerFindings& findings,
+                                            const ResourceLimits& limits) {
   switch (run.end) {
     case RunEnd::SpawnFailed: {
       ErrorInfo error{"SpawnFailed", "the worker could not be started: " + run.spawn_error};
       // Lack of processes or memory is the environment's, not a defect.
       if (auto cause = spawn_failure_cause(run.spawn_errno, limits)) {
-        return {Outcome::WorkerFailed, findings.stage, error, "", 0, cause};
+        return WorkerVerdict{Outcome::WorkerFailed, findings.stage, error, "", 0, cause};
       }
-      return {Outcome::InternalError, Stage::Import, error, "", 0, std::nullopt};
+      return WorkerVerdict{Outcome::InternalError, Stage::Import, error, "", 0, std::nullopt};
     }
     case RunEnd::WatchFailed:
-      return {Outcome::WorkerFailed, findings.stage,
-              ErrorInfo{"WatchFailed", "the worker could not be watched to its end (" +
-                                           run.watch_error + "); it was stopped"},
-              "", 0, std::nullopt};
+      return WorkerVerdict{Outcome::WorkerFailed, findings.stage,
+                           ErrorInfo{"WatchFailed", "the worker could not be watched to its end (" +
+                                                        run.watch_error + "); it was stopped"},
+                           "", 0, std::nullopt};
     case RunEnd::Interrupted:
-      return {Outcome::WorkerFailed, findings.stage, std::nullopt, "", run.interrupt_signal,
-              std::nullopt};
+      return WorkerVerdict{Outcome::WorkerFailed, findings.stage, std::nullopt, "",
+                           run.interrupt_signal, std::nullopt};
     case RunEnd::Deadline:
-      return {Outcome::Timeout, findings.stage,
-              ErrorInfo{"Timeout", "no verdict within the time limit; the worker was stopped"},
-              "", 0, std::nullopt};
+      return WorkerVerdict{
+          Outcome::Timeout, findings.stage,
+          ErrorInfo{"Timeout", "no verdict within the time limit; the worker was stopped"}, "", 0,
+          std::nullopt};
     case RunEnd::Exited:
       break;
   }
-  if (findings.outcome && findings.protocol_problem.empty() && run.status.exited() &&
-      run.status.code == 0) {
-    Outcome outcome = *findings.outcome;
-    Stage stage = findings.outcome_stage.value_or(findings.stage);
-    if (is_pass(outcome)) {
-      if (!pass_is_backed(findings, options)) {
-        return {Outcome::InternalError, Stage::Compute,
-                ErrorInfo{"InconsistentVerdict",
-                          "the worker reported a pass its own facts do not support"},
-                "", 0, std::nullopt};
-      }
-      stage = Stage::Complete;
+  return std::nullopt;
+}
+
+// The verdict the worker gave, once it exited 0 after a well-formed report.
+WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& options,
+                            const ResourceLimits& limits) {
+  Outcome outcome = *findings.outcome;
+  Stage stage = findings.outcome_stage.value_or(findings.stage);
+  if (is_pass(outcome)) {
+    if (!pass_is_backed(findings, options)) {
+      return {Outcome::InternalError, Stage::Compute,
+              ErrorInfo{"InconsistentVerdict",
+                        "the worker reported a pass its own facts do not support"},
+              "", 0, std::nullopt};
     }
-    // A libtorch that could not be mapped, or an allocation refused, under
-    // a memory limit: the limit is the cause to name, not the package.
-    std::optional<Cause> cause;
-    if (outcome == Outcome::TorchImportFailed && findings.error &&
-        findings.error->type == "LoaderError") {
-      cause = loader_memory_cause(findings.error->message, limits);
-    } else if (outcome == Outcome::OutOfMemory) {
-      cause = allocation_cause(limits);
-    }
-    return {outcome, stage, findings.error, "", 0, cause};
+    stage = Stage::Complete;
   }
-  // Died, or spoke nonsense: say how, with its last words.
+  // A libtorch that could not be mapped, or an allocation refused, under
+  // a memory limit: the limit is the cause to name, not the package.
+  std::optional<Cause> cause;
+  if (outcome == Outcome::TorchImportFailed && findings.error &&
+      findings.error->type == "LoaderError") {
+    cause = loader_memory_cause(findings.error->message, limits);
+  } else if (outcome == Outcome::OutOfMemory) {
+    cause = allocation_cause(limits);
+  }
+  return {outcome, stage, findings.error, "", 0, cause};
+}
+
+// Died, or spoke nonsense: say how, with its last words.
+WorkerVerdict verdict_of_death(const RunResult& run, const WorkerFindings& findings,
+                               const ResourceLimits& limits, const Sanitizer& sanitizer) {
   std::string how = run.status.describe();
   std::string message = "the worker " + how;
   if (!findings.protocol_problem.empty()) {
@@ -128,6 +126,28 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
   }
   return {Outcome::WorkerFailed, findings.stage, ErrorInfo{"WorkerFailed", message},
           sanitizer.message(how), 0, cause};
+}
+
+WorkerVerdict run_worker_process(const Options& options, const std::string& self_exe,
+                                 const std::string& probe_path, WorkerFindings& findings,
+                                 const Sanitizer& sanitizer) {
+  WorkerRequest request{options.device, options.device_index, probe_path};
+  SpawnSpec spec;
+  spec.argv = worker_argv(self_exe, request);
+  spec.event_pipe = true;
+  spec.merge_err_into_out = true;  // libtorch's own chatter, kept for a post-mortem
+  spec.out = CaptureSpec{true, 16 * 1024, true};
+  RunHooks hooks;
+  hooks.on_event_line = [&findings](std::string_view line) { apply_event(findings, line); };
+  RunResult run = run_supervised(spec, deadline_in(options.timeout_s), hooks);
+
+  const ResourceLimits limits = read_resource_limits();
+  if (auto verdict = verdict_of_end(run, findings, limits)) return *verdict;
+  if (findings.outcome && findings.protocol_problem.empty() && run.status.exited() &&
+      run.status.code == 0) {
+    return verdict_given(findings, options, limits);
+  }
+  return verdict_of_death(run, findings, limits, sanitizer);
 }
 
 // Writes the report to stdout, the last destination. Stdout is a

@@ -116,75 +116,91 @@ ojson execution_skeleton() {
           {"memory", nullptr}};
 }
 
+namespace {
+
+// Keeps the first problem of the worker's report: the one to explain.
+void note(WorkerFindings& f, const std::string& problem) {
+  if (f.protocol_problem.empty()) f.protocol_problem = problem;
+}
+
+void apply_stage(WorkerFindings& f, const json& event) {
+  auto stage = event.contains("stage") && event["stage"].is_string()
+                   ? stage_from_name(event["stage"].get<std::string>())
+                   : std::nullopt;
+  if (!stage || *stage < f.stage || *stage > Stage::Compute) {
+    note(f, "a stage event names no worker stage in order");
+    return;
+  }
+  f.stage = *stage;
+}
+
+void apply_facts(WorkerFindings& f, const json& event) {
+  for (const auto& [key, value] : event.items()) {
+    if (key == "event") continue;
+    std::string problem;
+    if (key == "pytorch") {
+      merge_fields(f.pytorch, value, kPytorchFields, problem);
+      if (!problem.empty()) note(f, problem);
+    } else if (key == "execution") {
+      merge_execution(f, value);
+    } else {
+      note(f, "unknown facts section '" + key + "'");
+    }
+  }
+}
+
+void apply_outcome(WorkerFindings& f, const json& event) {
+  auto outcome = event.contains("code") && event["code"].is_string()
+                     ? outcome_from_code(event["code"].get<std::string>())
+                     : std::nullopt;
+  // The parent alone decides these three.
+  if (!outcome || *outcome == Outcome::Timeout || *outcome == Outcome::WorkerFailed ||
+      *outcome == Outcome::OutputWriteFailed) {
+    note(f, "the outcome event names no outcome a worker may give");
+    return;
+  }
+  std::optional<Stage> stage;
+  if (event.contains("stage") && event["stage"].is_string()) {
+    stage = stage_from_name(event["stage"].get<std::string>());
+  }
+  if ((!stage || *stage > Stage::Compute) && !is_pass(*outcome)) {
+    note(f, "the outcome event names no stage");
+    return;
+  }
+  std::optional<ErrorInfo> error;
+  if (event.contains("error") && event["error"].is_object()) {
+    const auto& e = event["error"];
+    error = ErrorInfo{e.value("type", std::string("error")), e.value("message", std::string())};
+  } else if (event.contains("error") && !event["error"].is_null()) {
+    note(f, "the outcome's error is malformed");
+    return;
+  }
+  f.outcome = outcome;
+  f.outcome_stage = stage;
+  f.error = error;
+}
+
+}  // namespace
+
 void apply_event(WorkerFindings& f, std::string_view line) {
   json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  auto note = [&f](const std::string& problem) {
-    if (f.protocol_problem.empty()) f.protocol_problem = problem;
-  };
   if (!event.is_object() || !event.contains("event") || !event["event"].is_string()) {
-    note("an event line is not a JSON event");
+    note(f, "an event line is not a JSON event");
     return;
   }
   if (f.outcome) {
-    note("an event came after the outcome");
+    note(f, "an event came after the outcome");
     return;
   }
   const std::string kind = event["event"];
   if (kind == "stage") {
-    auto stage = event.contains("stage") && event["stage"].is_string()
-                     ? stage_from_name(event["stage"].get<std::string>())
-                     : std::nullopt;
-    if (!stage || *stage < f.stage || *stage > Stage::Compute) {
-      note("a stage event names no worker stage in order");
-      return;
-    }
-    f.stage = *stage;
+    apply_stage(f, event);
   } else if (kind == "facts") {
-    for (const auto& [key, value] : event.items()) {
-      if (key == "event") continue;
-      std::string problem;
-      if (key == "pytorch") {
-        merge_fields(f.pytorch, value, kPytorchFields, problem);
-        if (!problem.empty()) note(problem);
-      } else if (key == "execution") {
-        merge_execution(f, value);
-      } else {
-        note("unknown facts section '" + key + "'");
-      }
-    }
+    apply_facts(f, event);
   } else if (kind == "outcome") {
-    auto outcome = event.contains("code") && event["code"].is_string()
-                       ? outcome_from_code(event["code"].get<std::string>())
-                       : std::nullopt;
-    // The parent alone decides these three.
-    if (!outcome || *outcome == Outcome::Timeout || *outcome == Outcome::WorkerFailed ||
-        *outcome == Outcome::OutputWriteFailed) {
-      note("the outcome event names no outcome a worker may give");
-      return;
-    }
-    std::optional<Stage> stage;
-    if (event.contains("stage") && event["stage"].is_string()) {
-      stage = stage_from_name(event["stage"].get<std::string>());
-    }
-    if (!stage || *stage > Stage::Compute) {
-      if (!is_pass(*outcome)) {
-        note("the outcome event names no stage");
-        return;
-      }
-    }
-    std::optional<ErrorInfo> error;
-    if (event.contains("error") && event["error"].is_object()) {
-      const auto& e = event["error"];
-      error = ErrorInfo{e.value("type", std::string("error")), e.value("message", std::string())};
-    } else if (event.contains("error") && !event["error"].is_null()) {
-      note("the outcome's error is malformed");
-      return;
-    }
-    f.outcome = outcome;
-    f.outcome_stage = stage;
-    f.error = error;
+    apply_outcome(f, event);
   } else {
-    note("unknown event '" + kind + "'");
+    note(f, "unknown event '" + kind + "'");
   }
 }
 

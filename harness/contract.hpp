@@ -17,6 +17,9 @@ struct ContractOutcome {
 const std::vector<ContractOutcome>& contract_outcomes();
 std::optional<int> contract_exit_code(const std::string& code);
 
+// The fixed computation's loss, (sum of a @ b)^2, as CONTRACT.md states it.
+inline constexpr int kContractLoss = 196;
+
 // The stages, in the order CONTRACT.md lists them.
 const std::vector<std::string>& contract_stages();
 bool is_contract_stage(const std::string& name);

@@ -297,11 +297,78 @@ std::vector<EvidenceProblem> check_published_folder(const std::string& dir,
   return problems;
 }
 
-std::vector<EvidenceProblem> check_evidence_folder(const std::string& dir) {
+namespace {
+
+// The plain files under `root`, relative to it and sorted; links and other
+// non-files are problems.
+std::vector<fs::path> evidence_files(const fs::path& root, std::vector<EvidenceProblem>& problems) {
+  const std::string dir = root.string();
+  std::vector<fs::path> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, ec), end;
+  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path relative = it->path().lexically_relative(root);
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec)) {
+      problems.push_back({(root / relative).generic_string(),
+                          "is a link; evidence holds plain files only"});
+    } else if (it->is_directory(type_ec)) {
+      continue;
+    } else if (!it->is_regular_file(type_ec)) {
+      problems.push_back({(root / relative).generic_string(), "is not a plain file"});
+    } else {
+      files.push_back(relative);
+    }
+  }
+  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// One file: private by the contract's standard, an exit file holds an exit
+// code, and a report holds against the contract (and its exit code).
+void check_evidence_file(const fs::path& root, const fs::path& relative,
+                         std::vector<EvidenceProblem>& problems) {
   using nlohmann::json;
+  const fs::path path = root / relative;
+  auto add = [&](const std::string& p) { problems.push_back({path.generic_string(), p}); };
+  // The whole file, however large: a secret past any limit would go unseen.
+  const auto text = kd::read_file(path.string(), std::numeric_limits<std::size_t>::max());
+  if (!text) {
+    add("cannot be read");
+    return;
+  }
+  for (const auto& p : privacy_problems(*text)) add(p);
+  if (relative.extension() == ".exit") {
+    if (!read_exit_file(path)) add("does not hold an exit code (a number 0-255)");
+    return;
+  }
+  if (relative.extension() != ".json") return;
+  const json report = json::parse(*text, nullptr, false);
+  fs::path exit_file = path;
+  exit_file.replace_extension(".exit");
+  std::error_code ec;
+  const bool has_exit = fs::is_regular_file(exit_file, ec);
+  if (report.is_discarded()) {
+    add(has_exit ? "is not JSON: the run printed no report" : "is not JSON");
+    return;
+  }
+  if (!report.is_object() || !report.contains("schema_version")) {
+    if (has_exit) add("is not a report (no schema_version), yet the run has an exit code");
+    return;
+  }
+  const std::optional<int> exit_code = has_exit ? read_exit_file(exit_file) : std::nullopt;
+  for (const auto& p : report_problems(report, arguments_from_report(report), exit_code)) {
+    add(p);
+  }
+}
+
+}  // namespace
+
+std::vector<EvidenceProblem> check_evidence_folder(const std::string& dir) {
   std::vector<EvidenceProblem> problems;
   const fs::path root(dir);
-  auto shown = [&](const fs::path& relative) { return (root / relative).generic_string(); };
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     problems.push_back({dir, "is not a folder"});
@@ -310,62 +377,12 @@ std::vector<EvidenceProblem> check_evidence_folder(const std::string& dir) {
   for (const std::string& required : evidence_required_files()) {
     if (!fs::is_regular_file(root / required, ec)) {
       problems.push_back(
-          {shown(required), "missing: an evidence folder holds junit.xml, summary.txt and "
-                            "hand/default.json"});
+          {(root / required).generic_string(),
+           "missing: an evidence folder holds junit.xml, summary.txt and hand/default.json"});
     }
   }
-
-  std::vector<fs::path> files;
-  fs::recursive_directory_iterator it(root, ec), end;
-  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
-  for (; !ec && it != end; it.increment(ec)) {
-    const fs::path relative = it->path().lexically_relative(root);
-    std::error_code type_ec;
-    if (it->is_symlink(type_ec)) {
-      problems.push_back({shown(relative), "is a link; evidence holds plain files only"});
-    } else if (it->is_directory(type_ec)) {
-      continue;
-    } else if (!it->is_regular_file(type_ec)) {
-      problems.push_back({shown(relative), "is not a plain file"});
-    } else {
-      files.push_back(relative);
-    }
-  }
-  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
-  std::sort(files.begin(), files.end());
-
-  for (const fs::path& relative : files) {
-    const fs::path path = root / relative;
-    auto add = [&](const std::string& p) { problems.push_back({shown(relative), p}); };
-    // The whole file, however large: a secret past any limit would go unseen.
-    const auto text = kd::read_file(path.string(), std::numeric_limits<std::size_t>::max());
-    if (!text) {
-      add("cannot be read");
-      continue;
-    }
-    for (const auto& p : privacy_problems(*text)) add(p);
-
-    if (relative.extension() == ".exit") {
-      if (!read_exit_file(path)) add("does not hold an exit code (a number 0-255)");
-      continue;
-    }
-    if (relative.extension() != ".json") continue;
-    const json report = json::parse(*text, nullptr, false);
-    fs::path exit_file = path;
-    exit_file.replace_extension(".exit");
-    const bool has_exit = fs::is_regular_file(exit_file, ec);
-    if (report.is_discarded()) {
-      add(has_exit ? "is not JSON: the run printed no report" : "is not JSON");
-      continue;
-    }
-    if (!report.is_object() || !report.contains("schema_version")) {
-      if (has_exit) add("is not a report (no schema_version), yet the run has an exit code");
-      continue;
-    }
-    const std::optional<int> exit_code = has_exit ? read_exit_file(exit_file) : std::nullopt;
-    for (const auto& p : report_problems(report, arguments_from_report(report), exit_code)) {
-      add(p);
-    }
+  for (const fs::path& relative : evidence_files(root, problems)) {
+    check_evidence_file(root, relative, problems);
   }
   return problems;
 }

@@ -40,7 +40,6 @@ const std::set<std::string>& allowed_extra_keys() {
   return keys;
 }
 
-
 std::string show(const json& v) { return v.dump(); }
 
 std::string arg_value(const std::vector<std::string>& args, const std::string& name) {
@@ -66,110 +65,157 @@ void collect_pointers(const json& value, const std::string& prefix, std::vector<
   }
 }
 
-// The contract's invariants of every report, whatever the case.
-void check_report_shape(const Case& c, const json& report, int exit_code, bool exited,
-                        std::vector<std::string>& problems) {
-  for (const auto& key : contract_report_keys()) {
-    if (!report.contains(json::json_pointer(key))) problems.push_back("report lacks " + key);
+// The contract's invariants of every report, whatever the case: one method
+// per part of the report.
+class ReportShape {
+ public:
+  ReportShape(const Case& c, const json& report, std::vector<std::string>& problems)
+      : c_(c), report_(report), problems_(problems) {}
+
+  void check(int exit_code, bool exited) {
+    keys();
+    const bool passed = outcome(exit_code, exited);
+    if (passed) {
+      pass();
+    } else if (!at("/error").is_object() || !at("/error/message").is_string() ||
+               at("/error/message").get<std::string>().empty()) {
+      problem("a failure without an error {type, message} saying why");
+    }
+    if (!at("/message").is_string() || at("/message").get<std::string>().empty()) {
+      problem("/message is empty");
+    }
+    const std::string device = requested();
+    device_mode(device);
   }
-  std::vector<std::string> pointers;
-  collect_pointers(report, "", pointers);
-  std::set<std::string> known(contract_report_keys().begin(), contract_report_keys().end());
-  for (const auto& p : pointers) {
-    if (!known.count(p) && !allowed_extra_keys().count(p)) {
-      problems.push_back("report has a key the contract does not know: " + p);
+
+ private:
+  void problem(std::string p) { problems_.push_back(std::move(p)); }
+
+  json at(const std::string& p) const {
+    json::json_pointer ptr(p);
+    return report_.contains(ptr) ? report_.at(ptr) : json();
+  }
+
+  // Every key of the contract, and no other.
+  void keys() {
+    for (const auto& key : contract_report_keys()) {
+      if (!report_.contains(json::json_pointer(key))) problem("report lacks " + key);
+    }
+    std::vector<std::string> pointers;
+    collect_pointers(report_, "", pointers);
+    std::set<std::string> known(contract_report_keys().begin(), contract_report_keys().end());
+    for (const auto& p : pointers) {
+      if (!known.count(p) && !allowed_extra_keys().count(p)) {
+        problem("report has a key the contract does not know: " + p);
+      }
     }
   }
-  auto at = [&](const std::string& p) -> json {
-    json::json_pointer ptr(p);
-    return report.contains(ptr) ? report.at(ptr) : json();
-  };
-  if (at("/schema_version") != 1) problems.push_back("/schema_version is not 1");
-  if (at("/tool/name") != "kernodeck-diagnostic") problems.push_back("/tool/name is wrong");
-  const json code = at("/code");
-  const int contract_exit =
-      code.is_string() ? contract_exit_code(code.get<std::string>()).value_or(-1) : -1;
-  if (contract_exit < 0) {
-    problems.push_back("/code " + show(code) + " is not an outcome of the contract");
-  } else if (exited && contract_exit != exit_code) {
-    problems.push_back("/code " + show(code) + " must exit " + std::to_string(contract_exit) +
-                       ", the process exited " + std::to_string(exit_code));
+
+  // Schema, tool, code, exit code, status and stage agree with the contract
+  // and the process; true for a pass.
+  bool outcome(int exit_code, bool exited) {
+    if (at("/schema_version") != 1) problem("/schema_version is not 1");
+    if (at("/tool/name") != "kernodeck-diagnostic") problem("/tool/name is wrong");
+    const json code = at("/code");
+    const int contract_exit =
+        code.is_string() ? contract_exit_code(code.get<std::string>()).value_or(-1) : -1;
+    if (contract_exit < 0) {
+      problem("/code " + show(code) + " is not an outcome of the contract");
+    } else if (exited && contract_exit != exit_code) {
+      problem("/code " + show(code) + " must exit " + std::to_string(contract_exit) +
+              ", the process exited " + std::to_string(exit_code));
+    }
+    if (exited && at("/exit_code") != exit_code) {
+      problem("/exit_code " + show(at("/exit_code")) + " differs from the process's " +
+              std::to_string(exit_code));
+    }
+    const bool passed = contract_exit == 0;
+    if (at("/status") != (passed ? "passed" : "failed")) {
+      problem("/status " + show(at("/status")) + " does not match code " + show(code));
+    }
+    const json stage = at("/stage");
+    if (!stage.is_string() || !is_contract_stage(stage.get<std::string>())) {
+      problem("/stage " + show(stage) + " is not a stage of the contract");
+    }
+    return passed;
   }
-  if (exited && at("/exit_code") != exit_code) {
-    problems.push_back("/exit_code " + show(at("/exit_code")) + " differs from the process's " +
-                       std::to_string(exit_code));
-  }
-  const bool passed = contract_exit == 0;
-  if (at("/status") != (passed ? "passed" : "failed")) {
-    problems.push_back("/status " + show(at("/status")) + " does not match code " + show(code));
-  }
-  const json stage = at("/stage");
-  if (!stage.is_string() || !is_contract_stage(stage.get<std::string>())) {
-    problems.push_back("/stage " + show(stage) + " is not a stage of the contract");
-  }
-  if (passed) {
-    if (stage != "complete") problems.push_back("a pass must be at stage complete");
-    // A GPU pass names the GPU it certified.
-    if (code == "GPU_CHECK_PASSED") {
+
+  // A pass is complete, names its GPU, carries no error and shows the
+  // verified computation.
+  void pass() {
+    if (at("/stage") != "complete") problem("a pass must be at stage complete");
+    if (at("/code") == "GPU_CHECK_PASSED") {
       for (const char* p : {"/execution/device_name", "/execution/capability"}) {
         if (!at(p).is_string() || at(p).get<std::string>().empty()) {
-          problems.push_back(std::string("a GPU pass must name its GPU: ") + p + " is " +
-                             show(at(p)));
+          problem(std::string("a GPU pass must name its GPU: ") + p + " is " + show(at(p)));
         }
       }
     }
-    if (!at("/error").is_null()) problems.push_back("a pass carries an error: " + show(at("/error")));
+    if (!at("/error").is_null()) problem("a pass carries an error: " + show(at("/error")));
     if (at("/execution/product_verified") != true || at("/execution/gradient_verified") != true ||
-        at("/execution/loss") != 196) {
-      problems.push_back("a pass without a verified product, gradient and loss 196");
-    }
-  } else if (!at("/error").is_object() || !at("/error/message").is_string() ||
-             at("/error/message").get<std::string>().empty()) {
-    problems.push_back("a failure without an error {type, message} saying why");
-  }
-  if (!at("/message").is_string() || at("/message").get<std::string>().empty()) {
-    problems.push_back("/message is empty");
-  }
-  // `requested` says what was asked, as given.
-  const auto& a = c.arguments;
-  std::string device = has_arg(a, "--device") ? arg_value(a, "--device") : "cuda";
-  if (at("/requested/device") != device) {
-    problems.push_back("/requested/device " + show(at("/requested/device")) + " but " + device +
-                       " was asked");
-  }
-  if (at("/requested/host_check") != has_arg(a, "--host-check")) {
-    problems.push_back("/requested/host_check does not reflect --host-check");
-  }
-  if (at("/output/requested") != has_arg(a, "--output")) {
-    problems.push_back("/output/requested does not reflect --output");
-  }
-  if (!has_arg(a, "--host-check") && !at("/host").is_null()) {
-    problems.push_back("/host is not null although --host-check was not given");
-  }
-  if (has_arg(a, "--host-check")) {
-    static const std::set<std::string> statuses{"ok", "not_found", "timeout", "failed"};
-    json st = at("/host/status");
-    if (!st.is_string() || !statuses.count(st.get<std::string>())) {
-      problems.push_back("/host/status " + show(st) + " is not ok/not_found/timeout/failed");
+        at("/execution/loss") != kContractLoss) {
+      problem("a pass without a verified product, gradient and loss " + show(kContractLoss));
     }
   }
-  if (device == "cpu") {
+
+  // `requested` says what was asked, as given; returns the device asked.
+  std::string requested() {
+    const auto& a = c_.arguments;
+    std::string device = has_arg(a, "--device") ? arg_value(a, "--device") : "cuda";
+    if (at("/requested/device") != device) {
+      problem("/requested/device " + show(at("/requested/device")) + " but " + device +
+              " was asked");
+    }
+    if (at("/requested/host_check") != has_arg(a, "--host-check")) {
+      problem("/requested/host_check does not reflect --host-check");
+    }
+    if (at("/output/requested") != has_arg(a, "--output")) {
+      problem("/output/requested does not reflect --output");
+    }
+    if (!has_arg(a, "--host-check") && !at("/host").is_null()) {
+      problem("/host is not null although --host-check was not given");
+    }
+    if (has_arg(a, "--host-check")) {
+      static const std::set<std::string> statuses{"ok", "not_found", "timeout", "failed"};
+      json st = at("/host/status");
+      if (!st.is_string() || !statuses.count(st.get<std::string>())) {
+        problem("/host/status " + show(st) + " is not ok/not_found/timeout/failed");
+      }
+    }
+    return device;
+  }
+
+  // Where it ran, and the GPU facts, as the device asked allows.
+  void device_mode(const std::string& device) {
+    if (device != "cpu") {
+      if (!at("/execution/device").is_null() &&
+          at("/execution/device").get<std::string>().rfind("cuda:", 0) != 0) {
+        problem("asked for a GPU, ran on " + show(at("/execution/device")) +
+                ": never silently the CPU");
+      }
+      return;
+    }
     // CPU mode asks nothing of the GPU driver: "not asked" is null, never 0/false.
     for (const char* p : {"/pytorch/gpu_available", "/pytorch/visible_device_count"}) {
-      if (!at(p).is_null()) problems.push_back(std::string(p) + " must be null in CPU mode");
+      if (!at(p).is_null()) problem(std::string(p) + " must be null in CPU mode");
     }
     if (!at("/execution/device").is_null() && at("/execution/device") != "cpu") {
-      problems.push_back("asked for the CPU, ran on " + show(at("/execution/device")));
+      problem("asked for the CPU, ran on " + show(at("/execution/device")));
     }
     // The CPU has no GPU model or capability: null, never a made-up value.
     for (const char* p : {"/execution/device_name", "/execution/capability"}) {
-      if (!at(p).is_null()) problems.push_back(std::string(p) + " must be null in CPU mode");
+      if (!at(p).is_null()) problem(std::string(p) + " must be null in CPU mode");
     }
-  } else if (!at("/execution/device").is_null() &&
-             at("/execution/device").get<std::string>().rfind("cuda:", 0) != 0) {
-    problems.push_back("asked for a GPU, ran on " + show(at("/execution/device")) +
-                       ": never silently the CPU");
   }
+
+  const Case& c_;
+  const json& report_;
+  std::vector<std::string>& problems_;
+};
+
+void check_report_shape(const Case& c, const json& report, int exit_code, bool exited,
+                        std::vector<std::string>& problems) {
+  ReportShape(c, report, problems).check(exit_code, exited);
 }
 
 // The end of a stream, quoted for a failure message.

@@ -150,70 +150,77 @@ const Runner& runner() {
   return r;
 }
 
+namespace {
+
+std::optional<Unmet> unmet_gpu(const Case& c, const Runner& r) {
+  if (!r.gpu_present) {
+    return Unmet{"needs a GPU; this runner has none (" + r.gpu_evidence + ")", r.expect_gpu};
+  }
+  if (c.needs_gpu_index && *c.needs_gpu_index >= r.visible_gpus) {
+    return Unmet{"needs GPU index " + std::to_string(*c.needs_gpu_index) +
+                     "; this runner shows " + std::to_string(r.visible_gpus) + " GPU(s)",
+                 false};
+  }
+  return std::nullopt;
+}
+
+// What the check's libtorch must be built with.
+std::optional<Unmet> unmet_backend(Need need, const Runner& r) {
+  if (need == Need::GpuBackend && r.backend != "cuda" && r.backend != "rocm") {
+    return Unmet{"needs a libtorch built with CUDA or HIP; the check's probe module needs " +
+                     (r.backend == "unknown" ? std::string("an unknown libtorch")
+                                             : "a " + r.backend + "-backend libtorch"),
+                 r.expect_gpu};
+  }
+  if (need == Need::CpuOnlyBackend && r.backend != "none") {
+    return Unmet{"needs a CPU-only libtorch; the check's is " + r.backend, false};
+  }
+  if (need == Need::CudaBackend && r.backend != "cuda") {
+    return Unmet{"needs a CUDA libtorch (the pypi variant: KERNODECK_TORCH=pypi); the "
+                 "check's probe module needs a " +
+                     r.backend + "-backend libtorch",
+                 false};
+  }
+  return std::nullopt;
+}
+
+std::optional<Unmet> unmet_need(Need need, const Case& c, const Runner& r) {
+  switch (need) {
+    case Need::Gpu:
+      return unmet_gpu(c, r);
+    case Need::GpuBackend:
+    case Need::CpuOnlyBackend:
+    case Need::CudaBackend:
+      return unmet_backend(need, r);
+    case Need::NoGpu:
+      if (!r.gpu_present) return std::nullopt;
+      return Unmet{"shows what a machine without a GPU answers; this runner has one (" +
+                       r.gpu_evidence + ")",
+                   false};
+    case Need::NvidiaSmi:
+      if (r.nvidia_smi) return std::nullopt;
+      return Unmet{"needs nvidia-smi on PATH; none here", r.expect_gpu && r.backend != "rocm"};
+    case Need::UserNamespaces:
+      if (user_namespaces_work()) return std::nullopt;
+      return Unmet{"needs `unshare --user --map-root-user --mount` (user and mount "
+                   "namespaces), which this runner refuses",
+                   false};
+    case Need::ProbeModule:
+      if (r.probe_module) return std::nullopt;
+      return Unmet{"needs the check's probe module beside it (" +
+                       std::string(KERNODECK_PROBE_RELATIVE_PATH) +
+                       " relative to the binary); not found for " + r.check,
+                   true};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Unmet> unmet_needs(const Case& c) {
   const Runner& r = runner();
   for (Need need : c.needs) {
-    switch (need) {
-      case Need::Gpu:
-        if (!r.gpu_present) {
-          return Unmet{"needs a GPU; this runner has none (" + r.gpu_evidence + ")",
-                       r.expect_gpu};
-        }
-        if (c.needs_gpu_index && *c.needs_gpu_index >= r.visible_gpus) {
-          return Unmet{"needs GPU index " + std::to_string(*c.needs_gpu_index) +
-                           "; this runner shows " + std::to_string(r.visible_gpus) + " GPU(s)",
-                       false};
-        }
-        break;
-      case Need::GpuBackend:
-        if (r.backend != "cuda" && r.backend != "rocm") {
-          return Unmet{"needs a libtorch built with CUDA or HIP; the check's probe module needs " +
-                           (r.backend == "unknown" ? std::string("an unknown libtorch")
-                                                   : "a " + r.backend + "-backend libtorch"),
-                       r.expect_gpu};
-        }
-        break;
-      case Need::CpuOnlyBackend:
-        if (r.backend != "none") {
-          return Unmet{"needs a CPU-only libtorch; the check's is " + r.backend, false};
-        }
-        break;
-      case Need::CudaBackend:
-        if (r.backend != "cuda") {
-          return Unmet{"needs a CUDA libtorch (the pypi variant: KERNODECK_TORCH=pypi); the "
-                       "check's probe module needs a " +
-                           r.backend + "-backend libtorch",
-                       false};
-        }
-        break;
-      case Need::NoGpu:
-        if (r.gpu_present) {
-          return Unmet{"shows what a machine without a GPU answers; this runner has one (" +
-                           r.gpu_evidence + ")",
-                       false};
-        }
-        break;
-      case Need::NvidiaSmi:
-        if (!r.nvidia_smi) {
-          return Unmet{"needs nvidia-smi on PATH; none here", r.expect_gpu && r.backend != "rocm"};
-        }
-        break;
-      case Need::UserNamespaces:
-        if (!user_namespaces_work()) {
-          return Unmet{"needs `unshare --user --map-root-user --mount` (user and mount "
-                       "namespaces), which this runner refuses",
-                       false};
-        }
-        break;
-      case Need::ProbeModule:
-        if (!r.probe_module) {
-          return Unmet{"needs the check's probe module beside it (" +
-                           std::string(KERNODECK_PROBE_RELATIVE_PATH) +
-                           " relative to the binary); not found for " + r.check,
-                       true};
-        }
-        break;
-    }
+    if (auto unmet = unmet_need(need, c, r)) return unmet;
   }
   for (const auto& condition : c.runner_conditions) {
     if (std::string why_not = condition(); !why_not.empty()) return Unmet{why_not, false};

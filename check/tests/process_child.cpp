@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <optional>
 #include <string>
 
 #include "util/files.hpp"
@@ -69,13 +70,9 @@ pid_t spawn_sleeper() {
   return pid;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 2) return 64;
-  const std::string mode = argv[1];
-  const char* arg = argc > 2 ? argv[2] : "";
-
+// Modes that shape the process's life: how it ends, what it leaves behind;
+// nullopt when `mode` is none of them.
+std::optional<int> life_mode(const std::string& mode, const char* arg, int argc, char** argv) {
   if (mode == "sleep") {
     sleep_seconds(atof(arg));
     return 0;
@@ -87,28 +84,6 @@ int main(int argc, char** argv) {
     setrlimit(RLIMIT_CORE, &none);
     raise(std::string(arg) == "SEGV" ? SIGSEGV : SIGABRT);
     return 92;
-  }
-  if (mode == "flood-out" || mode == "flood-err") {
-    flood(mode == "flood-out" ? 1 : 2, strtoull(arg, nullptr, 10));
-    return 0;
-  }
-  if (mode == "interleave") {
-    write_all(1, "out1");
-    write_all(2, "err1");
-    write_all(1, "out2");
-    return 0;
-  }
-  if (mode == "events") {
-    for (int i = 2; i < argc; ++i) write_all(3, std::string(argv[i]) + "\n");
-    return 0;
-  }
-  if (mode == "raw-event") {
-    write_all(3, arg);
-    return 0;
-  }
-  if (mode == "long-event") {
-    write_all(3, std::string(strtoull(arg, nullptr, 10), 'e') + "\nafter\n");
-    return 0;
   }
   if (mode == "grandchild") {
     spawn_sleeper();
@@ -130,6 +105,34 @@ int main(int argc, char** argv) {
     close(2);
     sleep_seconds(atof(arg));
     return argc > 3 ? atoi(argv[3]) : 0;
+  }
+  return std::nullopt;
+}
+
+// Modes that write what a test reads back: streams, events, environment;
+// nullopt when `mode` is none of them.
+std::optional<int> output_mode(const std::string& mode, const char* arg, int argc, char** argv) {
+  if (mode == "flood-out" || mode == "flood-err") {
+    flood(mode == "flood-out" ? 1 : 2, strtoull(arg, nullptr, 10));
+    return 0;
+  }
+  if (mode == "interleave") {
+    write_all(1, "out1");
+    write_all(2, "err1");
+    write_all(1, "out2");
+    return 0;
+  }
+  if (mode == "events") {
+    for (int i = 2; i < argc; ++i) write_all(3, std::string(argv[i]) + "\n");
+    return 0;
+  }
+  if (mode == "raw-event") {
+    write_all(3, arg);
+    return 0;
+  }
+  if (mode == "long-event") {
+    write_all(3, std::string(strtoull(arg, nullptr, 10), 'e') + "\nafter\n");
+    return 0;
   }
   if (mode == "env") {
     const char* value = getenv(arg);
@@ -160,5 +163,16 @@ int main(int argc, char** argv) {
     write_all(1, std::to_string(total));
     return 0;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 64;
+  const std::string mode = argv[1];
+  const char* arg = argc > 2 ? argv[2] : "";
+  if (auto code = life_mode(mode, arg, argc, argv)) return *code;
+  if (auto code = output_mode(mode, arg, argc, argv)) return *code;
   return 64;
 }

@@ -7,12 +7,14 @@
 #include <cctype>
 #include <map>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <system_error>
 
 #include "junit_convert.hpp"
 #include "junit_xml.hpp"
+#include "util/files.hpp"
 
 namespace kd::junit {
 namespace {
@@ -20,11 +22,9 @@ namespace {
 using nlohmann::json;
 
 std::string read_text(const std::filesystem::path& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  ok = static_cast<bool>(in) || in.eof();
-  return content.str();
+  const auto text = kd::read_file(path.string(), std::numeric_limits<std::size_t>::max());
+  ok = text.has_value();
+  return text.value_or(std::string());
 }
 
 std::string join(const std::set<std::string>& values, const std::string& otherwise) {
@@ -117,10 +117,8 @@ std::string markdown_cell(const std::string& text) {
   return out.empty() ? "(no reason given)" : out;
 }
 
-}  // namespace
-
-Certificate read_case_reports(const std::filesystem::path& dir,
-                              std::vector<std::string>& warnings) {
+// The check's report files of a run, in name order.
+std::vector<std::filesystem::path> report_files(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
@@ -131,13 +129,73 @@ Certificate read_case_reports(const std::filesystem::path& dir,
   }
   if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
   std::sort(files.begin(), files.end());
+  return files;
+}
 
-  Certificate c;
+// What the real reports of a run say of the machine, gathered before they are joined.
+struct Facts {
   std::set<std::string> versions, torch, backends, cuda, hip, models, capabilities, drivers,
       host_statuses;
   std::optional<long long> visible;
   std::size_t per_gpu_passes = 0;
-  for (const fs::path& file : files) {
+
+  // One report made with the real probe.
+  void add(const json& doc, const std::string& file_name) {
+    if (std::string v = text_at(doc, "/pytorch/version"); !v.empty()) {
+      torch.insert(v);
+      if (std::string b = text_at(doc, "/pytorch/backend"); !b.empty()) backends.insert(b);
+      std::string cu = text_at(doc, "/pytorch/cuda");
+      cuda.insert(cu.empty() ? "none" : cu);
+      std::string hi = text_at(doc, "/pytorch/hip");
+      hip.insert(hi.empty() ? "none" : hi);
+    }
+    if (text_at(doc, "/requested/device") == "cuda") add_gpu(doc, file_name);
+    const json* host = at(doc, "/host");
+    if (host && host->is_object()) {
+      std::string status = text_at(doc, "/host/status");
+      host_statuses.insert(status.empty() ? "unknown" : status);
+      if (std::string d = text_at(doc, "/host/driver_version"); status == "ok" && !d.empty())
+        drivers.insert(d);
+    }
+  }
+
+  void add_gpu(const json& doc, const std::string& file_name) {
+    const json* n = at(doc, "/pytorch/visible_device_count");
+    if (n && n->is_number_integer()) visible = std::max(visible.value_or(0), n->get<long long>());
+    if (text_at(doc, "/code") != "GPU_CHECK_PASSED") return;
+    if (std::string m = text_at(doc, "/execution/device_name"); !m.empty()) models.insert(m);
+    if (std::string k = text_at(doc, "/execution/capability"); !k.empty()) capabilities.insert(k);
+    // The suite's real-GPU cases pass once per GPU, each seeing only its own GPU when
+    // CTest hands them out (a resource spec).
+    if (file_name.find("gpu_pass_index_") != std::string::npos) ++per_gpu_passes;
+  }
+
+  void fill(Certificate& c) const {
+    c.check_version = join(versions, "unknown");
+    c.libtorch_version = join(torch, "unknown");
+    c.backend = join(backends, "unknown");
+    c.cuda_version = join(cuda, "unknown");
+    c.hip_version = join(hip, "unknown");
+    c.gpu_model = join(models, "none");
+    c.gpu_capability = join(capabilities, "none");
+    if (visible || per_gpu_passes > 0)
+      c.gpu_count = std::to_string(std::max<long long>(visible.value_or(0),
+                                                       static_cast<long long>(per_gpu_passes)));
+    if (!drivers.empty()) {
+      c.driver_version = join(drivers, "");
+    } else if (!host_statuses.empty()) {
+      c.driver_version = "not available (host check: " + join(host_statuses, "") + ")";
+    }
+  }
+};
+
+}  // namespace
+
+Certificate read_case_reports(const std::filesystem::path& dir,
+                              std::vector<std::string>& warnings) {
+  Certificate c;
+  Facts facts;
+  for (const std::filesystem::path& file : report_files(dir)) {
     bool ok = false;
     const std::string text = read_text(file, ok);
     const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -148,54 +206,13 @@ Certificate read_case_reports(const std::filesystem::path& dir,
       continue;
     }
     ++c.reports;
-    if (std::string v = text_at(doc, "/tool/version"); !v.empty()) versions.insert(v);
+    if (std::string v = text_at(doc, "/tool/version"); !v.empty()) facts.versions.insert(v);
     // The fault-injecting probe's facts are simulations, never the machine's.
     if (text_at(doc, "/tool/probe") != "libtorch") continue;
     ++c.real_reports;
-    if (std::string v = text_at(doc, "/pytorch/version"); !v.empty()) {
-      torch.insert(v);
-      if (std::string b = text_at(doc, "/pytorch/backend"); !b.empty()) backends.insert(b);
-      std::string cu = text_at(doc, "/pytorch/cuda");
-      cuda.insert(cu.empty() ? "none" : cu);
-      std::string hi = text_at(doc, "/pytorch/hip");
-      hip.insert(hi.empty() ? "none" : hi);
-    }
-    if (text_at(doc, "/requested/device") == "cuda") {
-      const json* n = at(doc, "/pytorch/visible_device_count");
-      if (n && n->is_number_integer()) visible = std::max(visible.value_or(0), n->get<long long>());
-      if (text_at(doc, "/code") == "GPU_CHECK_PASSED") {
-        if (std::string m = text_at(doc, "/execution/device_name"); !m.empty()) models.insert(m);
-        if (std::string k = text_at(doc, "/execution/capability"); !k.empty())
-          capabilities.insert(k);
-        // The suite's real-GPU cases pass once per GPU, each seeing only its own GPU when
-        // CTest hands them out (a resource spec).
-        if (file.filename().string().find("gpu_pass_index_") != std::string::npos)
-          ++per_gpu_passes;
-      }
-    }
-    const json* host = at(doc, "/host");
-    if (host && host->is_object()) {
-      std::string status = text_at(doc, "/host/status");
-      host_statuses.insert(status.empty() ? "unknown" : status);
-      if (std::string d = text_at(doc, "/host/driver_version"); status == "ok" && !d.empty())
-        drivers.insert(d);
-    }
+    facts.add(doc, file.filename().string());
   }
-  c.check_version = join(versions, "unknown");
-  c.libtorch_version = join(torch, "unknown");
-  c.backend = join(backends, "unknown");
-  c.cuda_version = join(cuda, "unknown");
-  c.hip_version = join(hip, "unknown");
-  c.gpu_model = join(models, "none");
-  c.gpu_capability = join(capabilities, "none");
-  if (visible || per_gpu_passes > 0)
-    c.gpu_count = std::to_string(std::max<long long>(visible.value_or(0),
-                                                     static_cast<long long>(per_gpu_passes)));
-  if (!drivers.empty()) {
-    c.driver_version = join(drivers, "");
-  } else if (!host_statuses.empty()) {
-    c.driver_version = "not available (host check: " + join(host_statuses, "") + ")";
-  }
+  facts.fill(c);
   return c;
 }
 

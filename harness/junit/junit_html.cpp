@@ -148,14 +148,11 @@ std::map<std::string, std::string> read_case_json(const std::filesystem::path& d
   return out;
 }
 
-std::string certificate_html(const std::string& junit_xml,
-                             const std::map<std::string, std::string>& case_json,
-                             const std::filesystem::path& source_root) {
-  tinyxml2::XMLDocument doc;
-  const tinyxml2::XMLElement* root = parse_report_xml(doc, junit_xml);
-  const std::string title = attr(root, "name");
-  const std::string certificate_class = std::string(kClassPrefix) + "certificate";
+namespace {
 
+// What the page shows, read from the report.
+struct HtmlReport {
+  std::string title;
   Counts counts;
   std::vector<std::string> variants;                               // in report order
   std::map<std::string, std::map<std::string, std::string>> facts;  // property -> variant -> value
@@ -163,77 +160,101 @@ std::string certificate_html(const std::string& junit_xml,
   std::vector<std::pair<std::string, std::string>> certificates;  // variant, plain words
   std::map<std::string, std::vector<HtmlCase>> by_layer;
   std::map<std::string, LayerState> layers;
-  for (const auto* s = root->FirstChildElement("testsuite"); s;
-       s = s->NextSiblingElement("testsuite")) {
-    std::string variant;
-    std::vector<std::pair<std::string, std::string>> props;
-    if (const auto* ps = s->FirstChildElement("properties")) {
-      for (const auto* p = ps->FirstChildElement("property"); p;
-           p = p->NextSiblingElement("property")) {
-        if (attr(p, "name") == kVariantProperty) variant = attr(p, "value");
-        props.emplace_back(attr(p, "name"), attr(p, "value"));
-      }
-    }
-    if (std::find(variants.begin(), variants.end(), variant) == variants.end())
-      variants.push_back(variant);
-    for (const auto& [name, value] : props) {
-      if (name == kVariantProperty) continue;
-      if (!facts.count(name)) fact_order.push_back(name);
-      facts[name].emplace(variant, value);
-    }
-    for (const auto* tc = s->FirstChildElement("testcase"); tc;
-         tc = tc->NextSiblingElement("testcase")) {
-      ++counts.tests;
-      HtmlCase c;
-      c.variant = variant;
-      c.layer = attr(tc, "classname");
-      if (c.layer.rfind(kClassPrefix, 0) == 0) c.layer = c.layer.substr(std::string(kClassPrefix).size());
-      c.id = attr(tc, "name");
-      c.verdict = "passed";
-      const std::string system_out = all_text(tc->FirstChildElement("system-out"));
-      if (system_out.rfind(kPromisePrefix, 0) == 0) {
-        const std::size_t begin = std::string(kPromisePrefix).size();
-        c.promise = system_out.substr(begin, system_out.find('\n') - begin);
-      }
-      for (const char* v : {"failure", "error", "skipped"}) {
-        if (const auto* e = tc->FirstChildElement(v)) {
-          c.verdict = std::string(v) == "failure" ? "failed" : v;
-          c.message = attr(e, "message");
-          c.body = all_text(e);
-        }
-      }
-      if (c.verdict == "failed") ++counts.failures;
-      else if (c.verdict == "error") ++counts.errors;
-      else if (c.verdict == "skipped") ++counts.skipped;
-      else ++counts.passed;
-      if (attr(tc, "classname") == certificate_class) {
-        // A failing certificate's body repeats its message on line one.
-        const std::size_t eol = c.body.find('\n');
-        certificates.emplace_back(variant, !system_out.empty()     ? system_out
-                                           : eol == std::string::npos ? c.body
-                                                                      : c.body.substr(eol + 1));
-        continue;
-      }
-      LayerState& state = layers[c.layer];
-      if (c.verdict == "passed") ++state.passed;
-      else if (c.verdict == "skipped") ++state.skipped;
-      else ++state.failed;
-      by_layer[c.layer].push_back(std::move(c));
+};
+
+// A suite's variant; its other properties become facts of that variant.
+std::string read_suite_facts(const tinyxml2::XMLElement* suite, HtmlReport& r) {
+  std::string variant;
+  std::vector<std::pair<std::string, std::string>> props;
+  if (const auto* ps = suite->FirstChildElement("properties")) {
+    for (const auto* p = ps->FirstChildElement("property"); p;
+         p = p->NextSiblingElement("property")) {
+      if (attr(p, "name") == kVariantProperty) variant = attr(p, "value");
+      props.emplace_back(attr(p, "name"), attr(p, "value"));
     }
   }
-  const bool certified = counts.failures == 0 && counts.errors == 0;
+  if (std::find(r.variants.begin(), r.variants.end(), variant) == r.variants.end())
+    r.variants.push_back(variant);
+  for (const auto& [name, value] : props) {
+    if (name == kVariantProperty) continue;
+    if (!r.facts.count(name)) r.fact_order.push_back(name);
+    r.facts[name].emplace(variant, value);
+  }
+  return variant;
+}
 
-  std::ostringstream h;
+HtmlCase read_case(const tinyxml2::XMLElement* tc, const std::string& variant) {
+  HtmlCase c;
+  c.variant = variant;
+  c.layer = attr(tc, "classname");
+  if (c.layer.rfind(kClassPrefix, 0) == 0) c.layer = c.layer.substr(std::string(kClassPrefix).size());
+  c.id = attr(tc, "name");
+  c.verdict = "passed";
+  const std::string system_out = all_text(tc->FirstChildElement("system-out"));
+  if (system_out.rfind(kPromisePrefix, 0) == 0) {
+    const std::size_t begin = std::string(kPromisePrefix).size();
+    c.promise = system_out.substr(begin, system_out.find('\n') - begin);
+  }
+  for (const char* v : {"failure", "error", "skipped"}) {
+    if (const auto* e = tc->FirstChildElement(v)) {
+      c.verdict = std::string(v) == "failure" ? "failed" : v;
+      c.message = attr(e, "message");
+      c.body = all_text(e);
+    }
+  }
+  return c;
+}
+
+// Counts a case, and files it under its layer, or as a certificate's statement.
+void add_case(const tinyxml2::XMLElement* tc, HtmlCase c, HtmlReport& r) {
+  ++r.counts.tests;
+  if (c.verdict == "failed") ++r.counts.failures;
+  else if (c.verdict == "error") ++r.counts.errors;
+  else if (c.verdict == "skipped") ++r.counts.skipped;
+  else ++r.counts.passed;
+  if (attr(tc, "classname") == std::string(kClassPrefix) + "certificate") {
+    // A failing certificate's body repeats its message on line one.
+    const std::string out = all_text(tc->FirstChildElement("system-out"));
+    const std::size_t eol = c.body.find('\n');
+    r.certificates.emplace_back(c.variant, !out.empty()                ? out
+                                           : eol == std::string::npos ? c.body
+                                                                      : c.body.substr(eol + 1));
+    return;
+  }
+  LayerState& state = r.layers[c.layer];
+  if (c.verdict == "passed") ++state.passed;
+  else if (c.verdict == "skipped") ++state.skipped;
+  else ++state.failed;
+  r.by_layer[c.layer].push_back(std::move(c));
+}
+
+HtmlReport read_html_report(const tinyxml2::XMLElement* root) {
+  HtmlReport r;
+  r.title = attr(root, "name");
+  for (const auto* s = root->FirstChildElement("testsuite"); s;
+       s = s->NextSiblingElement("testsuite")) {
+    const std::string variant = read_suite_facts(s, r);
+    for (const auto* tc = s->FirstChildElement("testcase"); tc;
+         tc = tc->NextSiblingElement("testcase")) {
+      add_case(tc, read_case(tc, variant), r);
+    }
+  }
+  return r;
+}
+
+void write_head(std::ostringstream& h, const HtmlReport& r) {
+  const Counts& counts = r.counts;
+  const bool certified = counts.failures == 0 && counts.errors == 0;
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     << "<meta name=\"color-scheme\" content=\"light dark\">\n"
-    << "<title>" << html_escape(title) << ": certificate</title>\n<style>" << kStyle
+    << "<title>" << html_escape(r.title) << ": certificate</title>\n<style>" << kStyle
     << "</style>\n</head>\n<body>\n";
   h << "<main id=\"certificate\" data-tests=\"" << counts.tests << "\" data-passed=\""
     << counts.passed << "\" data-failed=\"" << counts.failures << "\" data-errors=\""
     << counts.errors << "\" data-skipped=\"" << counts.skipped << "\" data-certified=\""
     << (certified ? "yes" : "no") << "\">\n";
-  h << "<h1>" << html_escape(title) << ": certificate</h1>\n";
+  h << "<h1>" << html_escape(r.title) << ": certificate</h1>\n";
   h << "<p class=\"verdict " << (certified ? "passed" : "failed") << "\" id=\"verdict\">"
     << (certified ? "CERTIFIED: no case failed." : "NOT CERTIFIED: a case failed or erred.")
     << "</p>\n";
@@ -241,20 +262,22 @@ std::string certificate_html(const std::string& junit_xml,
     << "included): " << counts.passed << " passed, "
     << counts.failures << " failed, " << counts.errors << " errors, " << counts.skipped
     << " skipped.</p>\n";
+}
 
-  // The environment: one column per variant.
+// The environment: one column per variant; then each certificate's statement.
+void write_environment(std::ostringstream& h, const HtmlReport& r) {
   h << "<h2>Environment</h2>\n";
-  if (fact_order.empty()) {
+  if (r.fact_order.empty()) {
     h << "<p id=\"environment\">No facts in this report (kernodeck-junit without --cases).</p>\n";
   } else {
     h << "<table id=\"environment\">\n<tr><th>fact</th>";
-    for (const std::string& v : variants)
+    for (const std::string& v : r.variants)
       h << "<th>" << html_escape(v.empty() ? std::string("value") : v) << "</th>";
     h << "</tr>\n";
-    for (const std::string& name : fact_order) {
+    for (const std::string& name : r.fact_order) {
       h << "<tr data-property=\"" << html_escape(name) << "\"><th>" << html_escape(name) << "</th>";
-      for (const std::string& v : variants) {
-        const auto& values = facts[name];
+      for (const std::string& v : r.variants) {
+        const auto& values = r.facts.at(name);
         const auto it = values.find(v);
         h << "<td data-variant=\"" << html_escape(v) << "\">"
           << html_escape(it == values.end() ? std::string("-") : it->second) << "</td>";
@@ -263,62 +286,86 @@ std::string certificate_html(const std::string& junit_xml,
     }
     h << "</table>\n";
   }
-  for (const auto& [variant, text] : certificates) {
+  for (const auto& [variant, text] : r.certificates) {
     h << "<pre class=\"statement\" data-variant=\"" << html_escape(variant) << "\">"
       << html_escape(text) << "</pre>\n";
   }
+}
 
-  // The ladder: compute at the top, import at the bottom.
+// The ladder: compute at the top, import at the bottom.
+void write_ladder(std::ostringstream& h, const HtmlReport& r) {
   h << "<h2>The four layers</h2>\n<ol class=\"ladder\" id=\"ladder\">\n";
   for (const char* layer : kLadder) {
-    const LayerState s = layers.count(layer) ? layers.at(layer) : LayerState{};
+    const LayerState s = r.layers.count(layer) ? r.layers.at(layer) : LayerState{};
     h << "<li class=\"" << s.css() << "\" data-layer=\"" << layer << "\" data-state=\""
       << html_escape(s.state()) << "\"><strong>" << layer << "</strong>: " << html_escape(s.state())
       << " (" << count_text(s) << ")</li>\n";
   }
   h << "</ol>\n";
+}
 
-  // Every case, the ladder's layers first, then the others by name.
+void write_case(std::ostringstream& h, const HtmlCase& c,
+                const std::map<std::string, std::string>& case_json,
+                const std::filesystem::path& source_root) {
+  h << "<div class=\"case\" data-case=\"" << html_escape(c.layer + "." + c.id)
+    << "\" data-verdict=\"" << c.verdict << "\"";
+  if (!c.variant.empty()) h << " data-variant=\"" << html_escape(c.variant) << "\"";
+  h << "><strong>" << html_escape(c.id) << "</strong>";
+  if (!c.variant.empty()) h << " [" << html_escape(c.variant) << "]";
+  h << " <span class=\"" << (c.verdict == "error" ? "failed" : c.verdict) << "\">" << c.verdict
+    << "</span>\n";
+  // The promise the case recorded; for a report without one, its declaration's.
+  const std::string promise = c.promise.empty() ? case_promise(source_root, c.id) : c.promise;
+  if (!promise.empty())
+    h << "<div class=\"promise\">Promise: " << html_escape(promise) << "</div>\n";
+  if (c.verdict == "skipped") {
+    h << "<div class=\"reason\">Skipped: " << html_escape(c.message) << "</div>\n";
+  } else if (c.verdict != "passed") {
+    h << "<div class=\"reason\">" << html_escape(c.message) << "</div>\n"
+      << "<details><summary>What went wrong</summary><pre>" << html_escape(c.body)
+      << "</pre></details>\n";
+  }
+  auto json = case_json.find(c.variant + "/" + c.layer + "." + c.id);
+  if (json == case_json.end()) json = case_json.find(c.layer + "." + c.id);
+  if (json != case_json.end()) {
+    h << "<details class=\"json\"><summary>The check's JSON report</summary><pre>"
+      << html_escape(json->second) << "</pre></details>\n";
+  }
+  h << "</div>\n";
+}
+
+// Every case, the ladder's layers first, then the others by name.
+void write_cases(std::ostringstream& h, const HtmlReport& r,
+                 const std::map<std::string, std::string>& case_json,
+                 const std::filesystem::path& source_root) {
   std::vector<std::string> order(std::begin(kLadder), std::end(kLadder));
-  for (const auto& [layer, cases] : by_layer)
+  for (const auto& [layer, cases] : r.by_layer)
     if (std::find(order.begin(), order.end(), layer) == order.end()) order.push_back(layer);
   h << "<h2>Every case</h2>\n";
   for (const std::string& layer : order) {
-    const auto found = by_layer.find(layer);
-    if (found == by_layer.end()) continue;
-    const LayerState& s = layers[layer];
+    const auto found = r.by_layer.find(layer);
+    if (found == r.by_layer.end()) continue;
+    const LayerState& s = r.layers.at(layer);
     h << "<section class=\"layer\" data-layer=\"" << html_escape(layer) << "\">\n<h3>"
       << html_escape(layer) << " <span class=\"" << s.css() << "\">" << html_escape(s.state())
       << "</span> (" << count_text(s) << ")</h3>\n";
-    for (const HtmlCase& c : found->second) {
-      h << "<div class=\"case\" data-case=\"" << html_escape(c.layer + "." + c.id)
-        << "\" data-verdict=\"" << c.verdict << "\"";
-      if (!c.variant.empty()) h << " data-variant=\"" << html_escape(c.variant) << "\"";
-      h << "><strong>" << html_escape(c.id) << "</strong>";
-      if (!c.variant.empty()) h << " [" << html_escape(c.variant) << "]";
-      h << " <span class=\"" << (c.verdict == "error" ? "failed" : c.verdict) << "\">" << c.verdict
-        << "</span>\n";
-      // The promise the case recorded; for a report without one, its declaration's.
-      const std::string promise = c.promise.empty() ? case_promise(source_root, c.id) : c.promise;
-      if (!promise.empty())
-        h << "<div class=\"promise\">Promise: " << html_escape(promise) << "</div>\n";
-      if (c.verdict == "skipped") {
-        h << "<div class=\"reason\">Skipped: " << html_escape(c.message) << "</div>\n";
-      } else if (c.verdict != "passed") {
-        h << "<div class=\"reason\">" << html_escape(c.message) << "</div>\n"
-          << "<details><summary>What went wrong</summary><pre>" << html_escape(c.body)
-          << "</pre></details>\n";
-      }
-      auto json = case_json.find(c.variant + "/" + c.layer + "." + c.id);
-      if (json == case_json.end()) json = case_json.find(c.layer + "." + c.id);
-      if (json != case_json.end()) {
-        h << "<details class=\"json\"><summary>The check's JSON report</summary><pre>"
-          << html_escape(json->second) << "</pre></details>\n";
-      }
-      h << "</div>\n";
-    }
+    for (const HtmlCase& c : found->second) write_case(h, c, case_json, source_root);
     h << "</section>\n";
   }
+}
+
+}  // namespace
+
+std::string certificate_html(const std::string& junit_xml,
+                             const std::map<std::string, std::string>& case_json,
+                             const std::filesystem::path& source_root) {
+  tinyxml2::XMLDocument doc;
+  const HtmlReport report = read_html_report(parse_report_xml(doc, junit_xml));
+  std::ostringstream h;
+  write_head(h, report);
+  write_environment(h, report);
+  write_ladder(h, report);
+  write_cases(h, report, case_json, source_root);
   h << "</main>\n</body>\n</html>\n";
   return h.str();
 }

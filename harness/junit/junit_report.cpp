@@ -152,189 +152,213 @@ static std::map<std::string, std::string> merged_case_json(const std::vector<std
   return all;
 }
 
+namespace {
+
+// What the command line asked for.
+struct Args {
+  std::string ctest_junit, gtest_dir, output, ctest_tests, variant, title = "kernodeck-diagnostic";
+  std::vector<std::string> merge;
+  std::string cases_dir, commit, gpu_declared, source_root, summary, html;
+  std::vector<std::string> hidden;
+  std::string fleet_dir;
+  std::vector<std::string> expect, expect_files;
+};
+
+// The report, its title, a conversion's inputs, and --merge.
+void add_input_options(CLI::App& app, Args& a) {
+  app.add_option("--ctest-junit", a.ctest_junit, "the file ctest --output-junit wrote")
+      ->type_name("FILE");
+  app.add_option("--gtest-xml", a.gtest_dir, "the XML_OUTPUT_DIR of gtest_discover_tests")
+      ->type_name("DIR");
+  app.add_option("--output", a.output, "the report to write")->required()->type_name("FILE");
+  app.add_option("--ctest-tests", a.ctest_tests, "what ctest --show-only=json-v1 printed")
+      ->type_name("FILE");
+  app.add_option("--variant", a.variant,
+                 "the build variant of this run: suites become \"<layer> [NAME]\" with "
+                 "the property kernodeck.variant")
+      ->type_name("NAME")
+      ->check([](const std::string& value) {
+        return value.empty() ? std::string("the variant must not be empty") : std::string();
+      });
+  app.add_option("--merge", a.merge, "reports kernodeck-junit wrote, to merge into one")
+      ->type_name("FILE")
+      ->expected(1, -1);
+  app.add_option("--title", a.title, "name of the report (<testsuites name>)")->type_name("NAME");
+}
+
+// The certificate's facts, what becomes of paths, and what else to write.
+void add_certificate_options(CLI::App& app, Args& a) {
+  CLI::Option* cases_option =
+      app.add_option("--cases", a.cases_dir,
+                     "the check's own reports of the run: the certificate's facts")
+          ->type_name("DIR");
+  app.add_option("--commit", a.commit, "the commit the check was built from")->type_name("TEXT");
+  app.add_option("--gpu-declared", a.gpu_declared, "whether the runner declared a GPU")
+      ->check(CLI::IsMember({"yes", "no"}))
+      ->needs(cases_option);
+  app.add_option("--source-root", a.source_root, "paths under it become relative")
+      ->type_name("DIR");
+  app.add_option("--hide-prefix", a.hidden, "a folder whose paths become <name>/...")
+      ->type_name("DIR");
+  app.add_option("--summary", a.summary, "also write a Markdown summary")->type_name("FILE");
+  app.add_option("--html", a.html, "also write the certificate as a self-contained HTML page")
+      ->type_name("FILE");
+}
+
+// --fleet and its expected units; then what --fleet and --merge each exclude.
+void add_fleet_options(CLI::App& app, Args& a) {
+  CLI::Option* fleet_option =
+      app.add_option("--fleet", a.fleet_dir, "a folder of the check's reports, <node>.<unit>.json")
+          ->type_name("DIR");
+  app.add_option("--expect", a.expect, "a unit that must have reported, <node>.<unit>")
+      ->type_name("NODE.UNIT")
+      ->expected(1, -1)
+      ->needs(fleet_option);
+  app.add_option("--expect-file", a.expect_files, "the expected units, one per line")
+      ->type_name("FILE")
+      ->needs(fleet_option);
+  for (const char* excluded : {"--ctest-junit", "--gtest-xml", "--ctest-tests", "--variant",
+                               "--merge", "--cases", "--gpu-declared", "--hide-prefix"}) {
+    fleet_option->excludes(app.get_option(excluded));
+  }
+  for (const char* excluded : {"--ctest-junit", "--gtest-xml", "--ctest-tests", "--variant",
+                               "--cases", "--commit", "--gpu-declared", "--hide-prefix"}) {
+    app.get_option("--merge")->excludes(app.get_option(excluded));
+  }
+}
+
+// Requirements CLI11 cannot say with needs(): checked after parsing, so that --merge with
+// --ctest-junit is reported as the exclusion it is.
+void check_requirements(const CLI::App& app) {
+  auto given = [&app](const char* name) { return app.count(name) > 0; };
+  if (!given("--gtest-xml") && !given("--merge") && !given("--fleet"))
+    throw CLI::RequiredError("--gtest-xml, --merge or --fleet");
+  if (given("--fleet") && !given("--expect") && !given("--expect-file"))
+    throw CLI::RequiredError("--expect or --expect-file (with --fleet)");
+  if (given("--commit") && !given("--cases") && !given("--fleet"))
+    throw CLI::RequiredError("--cases or --fleet (with --commit)");
+}
+
+int fleet_run(Args a) {
+  for (const std::string& file : a.expect_files) {
+    const std::vector<std::string> listed =
+        kd::junit::parse_expected(read_input(file, "expected list"));
+    a.expect.insert(a.expect.end(), listed.begin(), listed.end());
+  }
+  kd::junit::Fleet fleet = kd::junit::read_fleet(a.fleet_dir, a.expect);
+  for (const std::string& warning : fleet.warnings)
+    std::cerr << "kernodeck-junit: warning: " << warning << '\n';
+  if (!a.commit.empty()) fleet.facts.commit = a.commit;
+  const kd::junit::Report report = kd::junit::fleet_report(fleet, a.title);
+  const std::string xml = kd::junit::write_junit(report);
+  write_output(a.output, xml);
+  if (!a.summary.empty()) write_output(a.summary, kd::junit::fleet_markdown(fleet, xml));
+  if (!a.html.empty()) write_output(a.html, kd::junit::fleet_html(fleet, xml));
+  std::cout << kd::junit::summary_line(report.counts()) << std::endl;
+  return 0;
+}
+
+int merge_run(const Args& a) {
+  std::vector<kd::junit::MergeInput> inputs;
+  std::vector<std::string> xmls;
+  for (const std::string& path : a.merge) {
+    inputs.push_back({path, read_input(path, "report")});
+    xmls.push_back(inputs.back().xml);
+  }
+  const kd::junit::Merged merged = kd::junit::merge_reports(inputs, a.title);
+  for (const std::string& warning : merged.warnings)
+    std::cerr << "kernodeck-junit: warning: " << warning << '\n';
+  write_output(a.output, merged.xml);
+  if (!a.summary.empty()) write_output(a.summary, kd::junit::summary_markdown(merged.xml));
+  if (!a.html.empty()) {
+    kd::junit::PathScrub scrub;
+    if (!a.source_root.empty())
+      scrub.source_root = std::filesystem::absolute(a.source_root).lexically_normal();
+    write_output(a.html, kd::junit::certificate_html(
+                             merged.xml, merged_case_json(a.merge, xmls, scrub), a.source_root));
+  }
+  std::cout << kd::junit::summary_line(merged.counts) << std::endl;
+  return 0;
+}
+
+// The source root and the hidden folders, as the report is to show them.
+kd::junit::PathScrub path_scrub(const Args& a) {
+  kd::junit::PathScrub scrub;
+  if (!a.source_root.empty()) {
+    std::string root = std::filesystem::absolute(a.source_root).lexically_normal().string();
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    scrub.source_root = root;
+  }
+  for (std::string prefix : a.hidden) {
+    while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+    const std::string name = std::filesystem::path(prefix).filename().string();
+    scrub.prefixes.emplace_back(prefix, "<" + (name.empty() ? std::string("hidden") : name) + ">");
+  }
+  return scrub;
+}
+
+// CTest's run and GoogleTest's XML as one report, with its certificate.
+kd::junit::Report read_run(const Args& a) {
+  std::vector<std::string> warnings;
+  const kd::junit::GtestIndex gtest = kd::junit::load_gtest_dir(a.gtest_dir, warnings);
+  const kd::junit::CtestRun run =
+      a.ctest_junit.empty() ? kd::junit::run_from_started(a.gtest_dir, gtest, warnings)
+                            : kd::junit::parse_ctest_junit(read_input(a.ctest_junit, "CTest JUnit"));
+  for (const std::string& warning : warnings) std::cerr << "kernodeck-junit: " << warning << '\n';
+  std::map<std::string, kd::junit::TestInfo> infos;
+  if (!a.ctest_tests.empty())
+    infos = kd::junit::parse_ctest_tests_json(read_input(a.ctest_tests, "CTest test list"));
+  kd::junit::Report report = kd::junit::convert(run, gtest, infos, a.title);
+  report.variant = a.variant;
+  if (!a.cases_dir.empty()) {
+    std::vector<std::string> notes;
+    kd::junit::Certificate certificate = kd::junit::read_case_reports(a.cases_dir, notes);
+    for (const std::string& note : notes) std::cerr << "kernodeck-junit: " << note << '\n';
+    if (!a.commit.empty()) certificate.commit = a.commit;
+    if (!a.gpu_declared.empty()) certificate.gpu_declared = a.gpu_declared;
+    report.certificate = certificate;
+  }
+  return report;
+}
+
+int convert_run(const Args& a) {
+  kd::junit::Report report = read_run(a);
+  const kd::junit::PathScrub scrub = path_scrub(a);
+  kd::junit::localize(report, scrub);
+  kd::junit::add_certificate_case(report);
+  const std::string xml = kd::junit::write_junit(report);
+  write_output(a.output, xml);
+  if (!a.summary.empty()) write_output(a.summary, kd::junit::summary_markdown(xml));
+  if (!a.html.empty()) {
+    const auto json = a.cases_dir.empty() ? std::map<std::string, std::string>{}
+                                          : kd::junit::read_case_json(a.cases_dir, scrub);
+    write_output(a.html, kd::junit::certificate_html(xml, json, scrub.source_root));
+  }
+  std::cout << kd::junit::summary_line(report.counts()) << std::endl;
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Rewrites CTest's JUnit, with GoogleTest's per-test XML, into a JUnit report "
                "that validates against junit-10.xsd, or merges such reports into one.",
                "kernodeck-junit"};
-  std::string ctest_junit, gtest_dir, output, ctest_tests, variant, title = "kernodeck-diagnostic";
-  std::vector<std::string> merge;
-  CLI::Option* ctest_junit_option =
-      app.add_option("--ctest-junit", ctest_junit, "the file ctest --output-junit wrote")
-          ->type_name("FILE");
-  CLI::Option* gtest_option =
-      app.add_option("--gtest-xml", gtest_dir, "the XML_OUTPUT_DIR of gtest_discover_tests")
-          ->type_name("DIR");
-  app.add_option("--output", output, "the report to write")->required()->type_name("FILE");
-  CLI::Option* tests_option =
-      app.add_option("--ctest-tests", ctest_tests, "what ctest --show-only=json-v1 printed")
-          ->type_name("FILE");
-  CLI::Option* variant_option =
-      app.add_option("--variant", variant,
-                     "the build variant of this run: suites become \"<layer> [NAME]\" with "
-                     "the property kernodeck.variant")
-          ->type_name("NAME")
-          ->check([](const std::string& value) {
-            return value.empty() ? std::string("the variant must not be empty") : std::string();
-          });
-  CLI::Option* merge_option =
-      app.add_option("--merge", merge, "reports kernodeck-junit wrote, to merge into one")
-          ->type_name("FILE")
-          ->expected(1, -1);
-  app.add_option("--title", title, "name of the report (<testsuites name>)")->type_name("NAME");
-  std::string cases_dir, commit, gpu_declared, source_root, summary;
-  std::vector<std::string> hidden;
-  CLI::Option* cases_option =
-      app.add_option("--cases", cases_dir,
-                     "the check's own reports of the run: the certificate's facts")
-          ->type_name("DIR");
-  CLI::Option* commit_option =
-      app.add_option("--commit", commit, "the commit the check was built from")
-          ->type_name("TEXT");
-  CLI::Option* declared_option =
-      app.add_option("--gpu-declared", gpu_declared, "whether the runner declared a GPU")
-          ->check(CLI::IsMember({"yes", "no"}))
-          ->needs(cases_option);
-  app.add_option("--source-root", source_root, "paths under it become relative")
-          ->type_name("DIR");
-  CLI::Option* hide_option =
-      app.add_option("--hide-prefix", hidden, "a folder whose paths become <name>/...")
-          ->type_name("DIR");
-  app.add_option("--summary", summary, "also write a Markdown summary")->type_name("FILE");
-  std::string html;
-  app.add_option("--html", html, "also write the certificate as a self-contained HTML page")
-      ->type_name("FILE");
-  std::string fleet_dir;
-  std::vector<std::string> expect, expect_files;
-  CLI::Option* fleet_option =
-      app.add_option("--fleet", fleet_dir, "a folder of the check's reports, <node>.<unit>.json")
-          ->type_name("DIR");
-  CLI::Option* expect_option =
-      app.add_option("--expect", expect, "a unit that must have reported, <node>.<unit>")
-          ->type_name("NODE.UNIT")
-          ->expected(1, -1)
-          ->needs(fleet_option);
-  CLI::Option* expect_file_option =
-      app.add_option("--expect-file", expect_files, "the expected units, one per line")
-          ->type_name("FILE")
-          ->needs(fleet_option);
-  fleet_option->excludes(ctest_junit_option)
-      ->excludes(gtest_option)
-      ->excludes(tests_option)
-      ->excludes(variant_option)
-      ->excludes(merge_option)
-      ->excludes(cases_option)
-      ->excludes(declared_option)
-      ->excludes(hide_option);
-  merge_option->excludes(ctest_junit_option)
-      ->excludes(gtest_option)
-      ->excludes(tests_option)
-      ->excludes(variant_option)
-      ->excludes(cases_option)
-      ->excludes(commit_option)
-      ->excludes(declared_option)
-      ->excludes(hide_option);
+  Args args;
+  add_input_options(app, args);
+  add_certificate_options(app, args);
+  add_fleet_options(app, args);
   try {
     app.parse(argc, argv);
-    // Checked here rather than with needs(), so that --merge with --ctest-junit is reported as
-    // the exclusion it is.
-    if (gtest_option->count() == 0 && merge_option->count() == 0 && fleet_option->count() == 0)
-      throw CLI::RequiredError("--gtest-xml, --merge or --fleet");
-    if (fleet_option->count() > 0 && expect_option->count() == 0 &&
-        expect_file_option->count() == 0)
-      throw CLI::RequiredError("--expect or --expect-file (with --fleet)");
-    if (commit_option->count() > 0 && cases_option->count() == 0 && fleet_option->count() == 0)
-      throw CLI::RequiredError("--cases or --fleet (with --commit)");
+    check_requirements(app);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-
   try {
-    if (fleet_option->count() > 0) {
-      for (const std::string& file : expect_files) {
-        const std::vector<std::string> listed =
-            kd::junit::parse_expected(read_input(file, "expected list"));
-        expect.insert(expect.end(), listed.begin(), listed.end());
-      }
-      kd::junit::Fleet fleet = kd::junit::read_fleet(fleet_dir, expect);
-      for (const std::string& warning : fleet.warnings)
-        std::cerr << "kernodeck-junit: warning: " << warning << '\n';
-      if (!commit.empty()) fleet.facts.commit = commit;
-      const kd::junit::Report report = kd::junit::fleet_report(fleet, title);
-      const std::string xml = kd::junit::write_junit(report);
-      write_output(output, xml);
-      if (!summary.empty()) write_output(summary, kd::junit::fleet_markdown(fleet, xml));
-      if (!html.empty()) write_output(html, kd::junit::fleet_html(fleet, xml));
-      std::cout << kd::junit::summary_line(report.counts()) << std::endl;
-      return 0;
-    }
-    if (!merge.empty()) {
-      std::vector<kd::junit::MergeInput> inputs;
-      std::vector<std::string> xmls;
-      for (const std::string& path : merge) {
-        inputs.push_back({path, read_input(path, "report")});
-        xmls.push_back(inputs.back().xml);
-      }
-      const kd::junit::Merged merged = kd::junit::merge_reports(inputs, title);
-      for (const std::string& warning : merged.warnings)
-        std::cerr << "kernodeck-junit: warning: " << warning << '\n';
-      write_output(output, merged.xml);
-      if (!summary.empty()) write_output(summary, kd::junit::summary_markdown(merged.xml));
-      if (!html.empty()) {
-        kd::junit::PathScrub scrub;
-        if (!source_root.empty())
-          scrub.source_root = std::filesystem::absolute(source_root).lexically_normal();
-        write_output(html, kd::junit::certificate_html(
-                               merged.xml, merged_case_json(merge, xmls, scrub), source_root));
-      }
-      std::cout << kd::junit::summary_line(merged.counts) << std::endl;
-      return 0;
-    }
-
-    std::vector<std::string> warnings;
-    const kd::junit::GtestIndex gtest = kd::junit::load_gtest_dir(gtest_dir, warnings);
-    const kd::junit::CtestRun run =
-        ctest_junit.empty() ? kd::junit::run_from_started(gtest_dir, gtest, warnings)
-                            : kd::junit::parse_ctest_junit(read_input(ctest_junit, "CTest JUnit"));
-    for (const std::string& warning : warnings) std::cerr << "kernodeck-junit: " << warning << '\n';
-    std::map<std::string, kd::junit::TestInfo> infos;
-    if (!ctest_tests.empty())
-      infos = kd::junit::parse_ctest_tests_json(read_input(ctest_tests, "CTest test list"));
-
-    kd::junit::Report report = kd::junit::convert(run, gtest, infos, title);
-    report.variant = variant;
-    if (!cases_dir.empty()) {
-      std::vector<std::string> notes;
-      kd::junit::Certificate certificate = kd::junit::read_case_reports(cases_dir, notes);
-      for (const std::string& note : notes) std::cerr << "kernodeck-junit: " << note << '\n';
-      if (!commit.empty()) certificate.commit = commit;
-      if (!gpu_declared.empty()) certificate.gpu_declared = gpu_declared;
-      report.certificate = certificate;
-    }
-    kd::junit::PathScrub scrub;
-    if (!source_root.empty()) {
-      std::string root = std::filesystem::absolute(source_root).lexically_normal().string();
-      while (root.size() > 1 && root.back() == '/') root.pop_back();
-      scrub.source_root = root;
-    }
-    for (std::string prefix : hidden) {
-      while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
-      const std::string name = std::filesystem::path(prefix).filename().string();
-      scrub.prefixes.emplace_back(prefix, "<" + (name.empty() ? std::string("hidden") : name) + ">");
-    }
-    kd::junit::localize(report, scrub);
-    kd::junit::add_certificate_case(report);
-    const std::string xml = kd::junit::write_junit(report);
-    write_output(output, xml);
-    if (!summary.empty()) write_output(summary, kd::junit::summary_markdown(xml));
-    if (!html.empty()) {
-      const auto json = cases_dir.empty() ? std::map<std::string, std::string>{}
-                                          : kd::junit::read_case_json(cases_dir, scrub);
-      write_output(html, kd::junit::certificate_html(xml, json, scrub.source_root));
-    }
-    std::cout << kd::junit::summary_line(report.counts()) << std::endl;
+    if (app.count("--fleet") > 0) return fleet_run(args);
+    return args.merge.empty() ? convert_run(args) : merge_run(args);
   } catch (const std::exception& e) {  // an InputError among them
     std::cerr << "kernodeck-junit: error: " << e.what() << '\n';
     return 1;
   }
-  return 0;
 }

@@ -4,8 +4,12 @@
 
 namespace kdh {
 
-Case::Case(std::string case_id, std::string case_layer)
-    : id(std::move(case_id)), layer(std::move(case_layer)) {}
+Case::Case(std::string case_id) : id(std::move(case_id)) {}
+
+std::vector<Case> in_layer(const std::string& layer, std::vector<Case> cases) {
+  for (Case& c : cases) c.layer = layer;
+  return cases;
+}
 
 Case& Case::guards(std::string text) {
   promise = std::move(text);

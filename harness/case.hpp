@@ -3,12 +3,15 @@
 // Cases are built with a small fluent builder so the tables in suites/ read
 // like the contract:
 //
-//   Case("existing_file_untouched", "output")
+//   Case("existing_file_untouched")
 //       .guards("An existing file is never overwritten")
 //       .args({"--device", "cpu", "--output", "{tmp}/report.json"})
 //       .file("report.json", "precious")
 //       .expect_exit(12).expect_code("OUTPUT_WRITE_FAILED").expect_stage("output")
 //       .expect_file_unchanged("report.json");
+//
+// A case's layer is not written in the table: KERNODECK_LAYER (layer_test.hpp)
+// gives it to every case of the suite it registers.
 //
 // Placeholders in arguments, variables and paths: {tmp} is the case's own
 // fresh folder, {fixtures} the folder of the built fixtures.
@@ -67,11 +70,11 @@ struct StdoutTarget {
 struct CaseRun;  // run_case.hpp
 
 struct Case {
-  Case(std::string id, std::string layer);
+  explicit Case(std::string id);
 
   // identity
   std::string id;     // [A-Za-z0-9_], the test name
-  std::string layer;  // the suite, the JUnit classname
+  std::string layer;  // the suite, the JUnit classname: set once, by KERNODECK_LAYER
   std::string promise;
 
   // manipulation
@@ -179,5 +182,8 @@ struct Case {
 
 // gtest prints parameters with this; keeps CTest names free of raw bytes.
 void PrintTo(const Case& c, std::ostream* os);
+
+// `cases`, each in `layer`: how a suite registers its table once.
+std::vector<Case> in_layer(const std::string& layer, std::vector<Case> cases);
 
 }  // namespace kdh

@@ -540,7 +540,8 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
 
 std::vector<std::string> report_problems(const json& report, const std::vector<std::string>& args,
                                          std::optional<int> exit_code) {
-  Case c("evidence", "evidence");
+  Case c("evidence");
+  c.layer = "evidence";
   c.arguments = args;
   std::vector<std::string> problems;
   try {

@@ -46,7 +46,7 @@ std::vector<std::string> driver_requests(const kdh::CaseRun& run) {
 
 std::vector<Case> backend_cases() {
   return {
-      Case("default_device_on_cpu_only_libtorch", "backend")
+      Case("default_device_on_cpu_only_libtorch")
           .guards("the default device is cuda: a CPU-only libtorch is GPU_BACKEND_ABSENT (5), "
                   "never a CPU pass")
           .needs_(Need::CpuOnlyBackend)
@@ -56,13 +56,13 @@ std::vector<Case> backend_cases() {
           .expect_null("/pytorch/hip")
           .expect_null("/execution/device")
           .expect_null("/pytorch/gpu_available"),
-      Case("backend_none_declared", "backend")
+      Case("backend_none_declared")
           .guards("a libtorch declaring neither CUDA nor HIP is GPU_BACKEND_ABSENT (5)")
           .with_fault("backend=none")
           .args({"--device", "cuda"})
           .outcome("GPU_BACKEND_ABSENT", "backend")
           .expect_null("/execution/device"),
-      Case("cpu_mode_on_cuda_libtorch", "backend")
+      Case("cpu_mode_on_cuda_libtorch")
           .guards("--device cpu on a CUDA libtorch asks nothing of the GPU driver")
           .with_fault("backend=cuda,gpus=2")
           .args({"--device", "cpu"})
@@ -73,7 +73,7 @@ std::vector<Case> backend_cases() {
           .expect_null("/pytorch/visible_device_count")
           .expect_field("/execution/device", "cpu")
           .expect_null("/execution/memory"),
-      watch_driver_loads(Case("cpu_mode_on_real_cuda_libtorch", "backend"))
+      watch_driver_loads(Case("cpu_mode_on_real_cuda_libtorch"))
           .guards("--device cpu on a real CUDA libtorch passes on the CPU, and no process of "
                   "the check asks for the GPU driver library (beyond NVIDIA's load-time probes)")
           .needs_(Need::CudaBackend)
@@ -91,7 +91,7 @@ std::vector<Case> backend_cases() {
                                  request);
             }
           }),
-      watch_driver_loads(Case("default_device_asks_driver_real_cuda_libtorch", "backend"))
+      watch_driver_loads(Case("default_device_asks_driver_real_cuda_libtorch"))
           .guards("the default device on a real CUDA libtorch asks for the GPU driver library, "
                   "in the worker only: the observation of the CPU case can see a load")
           .needs_(Need::CudaBackend)
@@ -110,7 +110,7 @@ std::vector<Case> backend_cases() {
                                  "relies on does not work");
             }
           }),
-      Case("rocm_libtorch_uses_cuda_name", "backend")
+      Case("rocm_libtorch_uses_cuda_name")
           .guards("ROCm builds use the device name cuda and report their HIP version")
           .with_fault("backend=rocm,gpus=1")
           .args({"--device", "cuda"})
@@ -118,14 +118,14 @@ std::vector<Case> backend_cases() {
           .expect_field("/pytorch/backend", "rocm")
           .expect_field("/pytorch/hip", "6.2.41133")
           .expect_null("/pytorch/cuda"),
-      Case("rocm_capability_is_the_arch_name", "backend")
+      Case("rocm_capability_is_the_arch_name")
           .guards("on ROCm the device's capability is its HIP architecture name")
           .with_fault("backend=rocm,gpus=1")
           .args({"--device", "cuda"})
           .outcome("GPU_CHECK_PASSED", "complete")
           .expect_field("/execution/capability", "gfx942")
           .expect_not_null("/execution/device_name"),
-      Case("fixture_probe_is_declared", "backend")
+      Case("fixture_probe_is_declared")
           .guards("a report made through the probe seam says so and cannot pass for a real GPU")
           .with_fault("backend=cuda,gpus=1")
           .outcome("GPU_CHECK_PASSED", "complete")

@@ -8,7 +8,7 @@ using kdh::Case;
 using Kind = kdh::FileExpect::Kind;
 
 Case usage(const std::string& id, std::vector<std::string> args, const std::string& says) {
-  return Case(id, "cli")
+  return Case(id)
       .guards("Usage errors: a clear message on stderr, exit 2, nothing on stdout, no file written")
       .args(std::move(args))
       .usage_error(says)
@@ -17,7 +17,7 @@ Case usage(const std::string& id, std::vector<std::string> args, const std::stri
 
 std::vector<Case> cli_cases() {
   return {
-      Case("help_prints_usage", "cli")
+      Case("help_prints_usage")
           .guards("--help describes every option on stdout and exits 0")
           .args({"--help"})
           .expect_exit(0)
@@ -28,7 +28,7 @@ std::vector<Case> cli_cases() {
           .expect_stdout_contains("--output")
           .expect_stdout_contains("--host-check")
           .expect_stdout_contains("--version"),
-      Case("version_prints_version", "cli")
+      Case("version_prints_version")
           .guards("--version prints the check's name and version and exits 0")
           .args({"--version"})
           .expect_exit(0)
@@ -58,19 +58,19 @@ std::vector<Case> cli_cases() {
       usage("usage_error_writes_no_file",
             {"--device", "cpu", "--output", "{tmp}/report.json", "--timeout", "1"}, "--timeout")
           .expect_file(Kind::Absent, "report.json"),
-      Case("timeout_5_accepted", "cli")
+      Case("timeout_5_accepted")
           .guards("--timeout accepts 5 to 120 inclusive")
           .with_fault("gpus=1")
           .args({"--device", "cpu", "--timeout", "5"})
           .outcome("CPU_CHECK_PASSED", "complete")
           .expect_field("/requested/timeout_s", 5),
-      Case("timeout_120_accepted", "cli")
+      Case("timeout_120_accepted")
           .guards("--timeout accepts 5 to 120 inclusive")
           .with_fault("gpus=1")
           .args({"--device", "cpu", "--timeout", "120"})
           .outcome("CPU_CHECK_PASSED", "complete")
           .expect_field("/requested/timeout_s", 120),
-      Case("timeout_fraction_accepted", "cli")
+      Case("timeout_fraction_accepted")
           .guards("--timeout is a number of seconds, not only an integer")
           .with_fault("gpus=1")
           .args({"--device", "cpu", "--timeout", "7.5"})

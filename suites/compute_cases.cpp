@@ -8,7 +8,7 @@ using kdh::Case;
 
 std::vector<Case> compute_cases() {
   return {
-      Case("cpu_pass_real_libtorch", "compute")
+      Case("cpu_pass_real_libtorch")
           .guards("--device cpu with the real libtorch verifies product and gradient: "
                   "CPU_CHECK_PASSED (0)")
           .args({"--device", "cpu"})
@@ -30,7 +30,7 @@ std::vector<Case> compute_cases() {
           .expect_not_null("/execution/timings_ms/device_init")
           .expect_not_null("/execution/timings_ms/compute")
           .expect_stderr_contains("CPU_CHECK_PASSED"),
-      Case("gpu_pass_simulated", "compute")
+      Case("gpu_pass_simulated")
           .guards("a verified GPU computation is GPU_CHECK_PASSED (0), synchronized, with the "
                   "allocator's counters")
           .with_fault("gpus=1")
@@ -38,38 +38,38 @@ std::vector<Case> compute_cases() {
           .expect_field("/execution/device", "cuda:0")
           .expect_field("/execution/synchronized", true)
           .expect_not_null("/execution/memory/allocated_bytes"),
-      Case("wrong_product", "compute")
+      Case("wrong_product")
           .guards("a wrong product is CHECK_FAILED (8), never a pass")
           .with_fault("product=wrong")
           .outcome("CHECK_FAILED", "compute")
           .expect_field("/execution/product_verified", false)
           .expect_field("/error/type", "CheckMismatch"),
-      Case("nan_gradient", "compute")
+      Case("nan_gradient")
           .guards("a NaN in the gradient is CHECK_FAILED (8)")
           .with_fault("gradient=nan")
           .outcome("CHECK_FAILED", "compute")
           .expect_field("/execution/product_verified", true)
           .expect_field("/execution/gradient_verified", false),
-      Case("inf_loss", "compute")
+      Case("inf_loss")
           .guards("an infinite loss is CHECK_FAILED (8)")
           .with_fault("loss=inf")
           .outcome("CHECK_FAILED", "compute"),
-      Case("wrong_product_on_cpu", "compute")
+      Case("wrong_product_on_cpu")
           .guards("the CPU path is verified as strictly as the GPU path")
           .with_fault("product=wrong")
           .args({"--device", "cpu"})
           .outcome("CHECK_FAILED", "compute"),
-      Case("unsynchronized_gpu_read", "compute")
+      Case("unsynchronized_gpu_read")
           .guards("on a GPU the device is synchronized before results are read")
           .with_fault("sync=0")
           .outcome("CHECK_FAILED", "compute"),
-      Case("out_of_memory_computing", "compute")
+      Case("out_of_memory_computing")
           .guards("an allocation failing in the computation is OUT_OF_MEMORY (9) at stage compute")
           .with_fault("oom=compute")
           .outcome("OUT_OF_MEMORY", "compute")
           .expect_field_contains("/error/message", "out of memory")
           .expect_field_lacks("/error/message", "Exception raised"),
-      Case("runtime_error_computing", "compute")
+      Case("runtime_error_computing")
           .guards("a backend error in the computation is RUNTIME_ERROR (9); its message keeps the "
                   "first line with paths cut to file names")
           .with_fault("error=compute")
@@ -77,24 +77,24 @@ std::vector<Case> compute_cases() {
           .expect_field_contains("/error/message", "kernel.cu:42")
           .expect_field_lacks("/error/message", "/")
           .expect_field_lacks("/error/message", "second line"),
-      Case("worker_crash", "compute")
+      Case("worker_crash")
           .guards("a worker that dies is WORKER_FAILED (11) at the last stage reached, and says how")
           .with_fault("crash=compute")
           .outcome("WORKER_FAILED", "compute")
           .expect_field_contains("/error/message", "SIGSEGV"),
-      Case("worker_crash_in_backend", "compute")
+      Case("worker_crash_in_backend")
           .guards("WORKER_FAILED names the stage the worker had reached")
           .with_fault("crash=backend")
           .outcome("WORKER_FAILED", "backend"),
-      Case("worker_exit_without_verdict", "compute")
+      Case("worker_exit_without_verdict")
           .guards("a worker that exits without a verdict is WORKER_FAILED (11)")
           .with_fault("exit=compute")
           .outcome("WORKER_FAILED", "compute"),
-      Case("worker_speaks_garbage", "compute")
+      Case("worker_speaks_garbage")
           .guards("a worker whose report is unusable is WORKER_FAILED (11)")
           .with_fault("garbage=compute")
           .outcome("WORKER_FAILED", "compute"),
-      Case("worker_floods_output", "compute")
+      Case("worker_floods_output")
           .guards("a worker printing megabytes neither blocks the check nor reaches its stdout")
           .with_fault("flood=compute")
           .outcome("GPU_CHECK_PASSED", "complete")

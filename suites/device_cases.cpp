@@ -30,7 +30,7 @@ void expect_torch_cuda_version(const kdh::CaseRun& run, std::vector<std::string>
 // device is GPU_UNAVAILABLE, whatever the exposure or the index asked, since
 // no GPU is usable before any index is looked at.
 Case cuda_libtorch_without_gpu(const std::string& id, const std::string& promise) {
-  return Case(id, "device")
+  return Case(id)
       .guards(promise)
       .needs_(Need::CudaBackend)
       .needs_(Need::NoGpu)
@@ -52,7 +52,7 @@ Case with_standin_driver(Case c, const std::string& mode) {
 
 std::vector<Case> device_cases() {
   return {
-      Case("hidden_gpu_cuda_visible_devices_empty", "device")
+      Case("hidden_gpu_cuda_visible_devices_empty")
           .guards("a GPU hidden from the process is GPU_UNAVAILABLE (6), never a CPU pass")
           .with_fault("gpus=2")
           .env("CUDA_VISIBLE_DEVICES", "")
@@ -60,36 +60,36 @@ std::vector<Case> device_cases() {
           .expect_field("/pytorch/gpu_available", false)
           .expect_field("/pytorch/visible_device_count", 0)
           .expect_null("/execution/device"),
-      Case("hidden_gpu_hip_visible_devices_empty", "device")
+      Case("hidden_gpu_hip_visible_devices_empty")
           .guards("on ROCm, HIP_VISIBLE_DEVICES= hides the GPU: GPU_UNAVAILABLE (6)")
           .with_fault("backend=rocm,gpus=1")
           .env("HIP_VISIBLE_DEVICES", "")
           .outcome("GPU_UNAVAILABLE", "device"),
-      Case("gpu_unavailable_to_library", "device")
+      Case("gpu_unavailable_to_library")
           .guards("a driver the library cannot use is GPU_UNAVAILABLE (6)")
           .with_fault("gpus=1,available=0")
           .outcome("GPU_UNAVAILABLE", "device")
           .expect_field("/pytorch/gpu_available", false),
-      Case("index_negative", "device")
+      Case("index_negative")
           .guards("a negative --device-index is DEVICE_INDEX_INVALID (7)")
           .with_fault("gpus=2")
           .args({"--device-index", "-1"})
           .outcome("DEVICE_INDEX_INVALID", "device")
           .expect_field("/requested/device_index", -1),
-      Case("index_equal_to_count", "device")
+      Case("index_equal_to_count")
           .guards("an index equal to the visible count is DEVICE_INDEX_INVALID (7)")
           .with_fault("gpus=2")
           .args({"--device-index", "2"})
           .outcome("DEVICE_INDEX_INVALID", "device")
           .expect_field("/pytorch/visible_device_count", 2),
-      Case("index_beyond_visible_set", "device")
+      Case("index_beyond_visible_set")
           .guards("the index counts visible devices only, after CUDA_VISIBLE_DEVICES")
           .with_fault("gpus=4")
           .env("CUDA_VISIBLE_DEVICES", "2")
           .args({"--device-index", "1"})
           .outcome("DEVICE_INDEX_INVALID", "device")
           .expect_field("/pytorch/visible_device_count", 1),
-      Case("index_last_visible_passes", "device")
+      Case("index_last_visible_passes")
           .guards("the last visible index is valid; the report names the device it ran on")
           .with_fault("gpus=2")
           .args({"--device-index", "1"})
@@ -98,30 +98,30 @@ std::vector<Case> device_cases() {
           .expect_field("/execution/synchronized", true)
           .expect_field("/execution/memory/allocated_bytes", 8192)
           .expect_field("/execution/memory/reserved_bytes", 2097152),
-      Case("gpu_pass_names_the_device", "device")
+      Case("gpu_pass_names_the_device")
           .guards("a GPU pass names the GPU it ran on: the backend's model name and its compute "
                   "capability (execution.device_name, execution.capability)")
           .with_fault("gpus=1,device_name=Kernodeck Simulated H1")
           .outcome("GPU_CHECK_PASSED", "complete")
           .expect_field("/execution/device_name", "Kernodeck Simulated H1")
           .expect_field("/execution/capability", "9.0"),
-      Case("index_recorded_but_unused_on_cpu", "device")
+      Case("index_recorded_but_unused_on_cpu")
           .guards("--device-index is recorded but unused with --device cpu")
           .with_fault("gpus=1")
           .args({"--device", "cpu", "--device-index", "5"})
           .outcome("CPU_CHECK_PASSED", "complete")
           .expect_field("/requested/device_index", 5)
           .expect_field("/execution/device", "cpu"),
-      Case("out_of_memory_starting_device", "device")
+      Case("out_of_memory_starting_device")
           .guards("an allocation failing on the device is OUT_OF_MEMORY (9) at stage device")
           .with_fault("oom=device")
           .outcome("OUT_OF_MEMORY", "device")
           .expect_field("/error/type", "OutOfMemoryError"),
-      Case("runtime_error_starting_device", "device")
+      Case("runtime_error_starting_device")
           .guards("a backend error starting the device is RUNTIME_ERROR (9) at stage device")
           .with_fault("error=device")
           .outcome("RUNTIME_ERROR", "device"),
-      Case("device_init_time_reported", "device")
+      Case("device_init_time_reported")
           .guards("timings_ms.device_init shows how long starting the device took")
           .with_fault("gpus=1")
           .outcome("GPU_CHECK_PASSED", "complete")

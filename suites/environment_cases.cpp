@@ -273,7 +273,7 @@ std::string restricted_pod(const std::string& tmp) {
 // ---- the cases -----------------------------------------------------------
 
 Case passes(const std::string& id) {
-  return Case(id, "environment")
+  return Case(id)
       .args({"--device", "cpu"})
       .outcome("CPU_CHECK_PASSED", "complete")
       .expect_field("/execution/device", "cpu")
@@ -282,7 +282,7 @@ Case passes(const std::string& id) {
 }
 
 Case passes_with_output(const std::string& id) {
-  return Case(id, "environment")
+  return Case(id)
       .args({"--device", "cpu", "--output", "{tmp}/report.json"})
       .outcome("CPU_CHECK_PASSED", "complete")
       .expect_field("/execution/device", "cpu")
@@ -307,7 +307,7 @@ Case closed_streams(const std::string& id, const std::string& closing, bool stdo
 
 // stdout that cannot take the report: the check says so on stderr.
 Case stdout_fails(const std::string& id) {
-  return Case(id, "environment")
+  return Case(id)
       .needs_(Need::ProbeModule)
       .args({"--device", "cpu"})
       .expect_no_report()
@@ -345,7 +345,7 @@ std::vector<Case> environment_cases() {
           .skip_unless(why_not_another_user)
           .prepare(user_folder(fresh, ""), "")
           .wrap(as_user(fresh), "runs as uid " + std::to_string(fresh) + ", which no account has"),
-      Case("nobody_user_output_folder_not_writable", "environment")
+      Case("nobody_user_output_folder_not_writable")
           .guards("as nobody, an output folder it cannot write is refused before any check runs")
           .needs_(Need::ProbeModule)
           .skip_unless(why_not_another_user)
@@ -362,7 +362,7 @@ std::vector<Case> environment_cases() {
           .within(1.0),
 
       // ---- read-only filesystems ----
-      Case("read_only_output_folder", "environment")
+      Case("read_only_output_folder")
           .guards("an output folder on a read-only mount is refused before any check runs")
           .needs_(Need::UserNamespaces)
           .directory("out")
@@ -388,7 +388,7 @@ std::vector<Case> environment_cases() {
                 "/ remounted read-only in a private mount namespace"),
 
       // ---- process and memory limits ----
-      Case("process_limit_one", "environment")
+      Case("process_limit_one")
           .guards("a worker that cannot be started under a process limit is WORKER_FAILED (11) "
                   "naming the limit, not INTERNAL_ERROR")
           .needs_(Need::ProbeModule)
@@ -412,7 +412,7 @@ std::vector<Case> environment_cases() {
           .prepare(user_folder(fresh, ""), "")
           .wrap(as_user(fresh), "runs as uid " + std::to_string(fresh))
           .limit(RLIMIT_NPROC, 2),
-      Case("address_space_limit_at_load", "environment")
+      Case("address_space_limit_at_load")
           .guards("a libtorch that cannot be mapped under an address-space limit is "
                   "TORCH_IMPORT_FAILED (4) naming the limit and what to raise")
           .needs_(Need::ProbeModule)
@@ -425,7 +425,7 @@ std::vector<Case> environment_cases() {
           .expect_field_contains("/message", "aise")
           .expect_null("/execution/timings_ms/load")
           .expect_no_new_files(),
-      Case("address_space_limit_at_compute", "environment")
+      Case("address_space_limit_at_compute")
           .guards("an allocation refused at compute under an address-space limit is "
                   "OUT_OF_MEMORY (9) naming the limit")
           .with_fault("alloc=1024")
@@ -437,7 +437,7 @@ std::vector<Case> environment_cases() {
           .expect_field_contains("/message", "address-space limit")
           .expect_field_contains("/message", "256 MiB")
           .expect_no_new_files(),
-      Case("memory_cgroup_too_small", "environment")
+      Case("memory_cgroup_too_small")
           .guards("a worker killed by a cgroup's out-of-memory killer is WORKER_FAILED (11) "
                   "naming the memory limit")
           .needs_(Need::ProbeModule)
@@ -529,7 +529,7 @@ std::vector<Case> environment_cases() {
           .env("LANG", "de_DE.UTF-8")
           .args({"--device", "cpu", "--timeout", "7.5"})
           .expect_field("/requested/timeout_s", 7.5),
-      Case("locale_decimal_comma_timeout", "environment")
+      Case("locale_decimal_comma_timeout")
           .guards("in a locale with a decimal comma, a 7.5 s limit stops the worker after 7.5 s "
                   "and says so with a point")
           .skip_unless(why_not_locale)
@@ -559,7 +559,7 @@ std::vector<Case> environment_cases() {
           .expect_field("/host/status", "not_found"),
 
       // ---- nvidia-smi ----
-      Case("nvidia_smi_floods", "environment")
+      Case("nvidia_smi_floods")
           .guards("an nvidia-smi that floods megabytes is read within bounds: host check "
                   "failed, the verdict stands")
           .with_fault("gpus=1")
@@ -570,7 +570,7 @@ std::vector<Case> environment_cases() {
           .expect_null("/host/driver_version")
           .expect_no_new_files()
           .within(3.5),
-      Case("nvidia_smi_leaves_a_child", "environment")
+      Case("nvidia_smi_leaves_a_child")
           .guards("an nvidia-smi that exits leaving a child is read, and its child is ended")
           .with_fault("gpus=1")
           .env("PATH", "{fixtures}/nvidia-smi-fork:/usr/bin:/bin")

@@ -14,7 +14,7 @@ constexpr int kMaxIndexCases = 8;
 std::vector<Case> gpu_device_cases() {
   std::vector<Case> cases;
   for (int k = 0; k < kMaxIndexCases; ++k) {
-    cases.push_back(Case("gpu_pass_index_" + std::to_string(k), "device")
+    cases.push_back(Case("gpu_pass_index_" + std::to_string(k))
                         .guards("the fixed computation passes on each visible GPU: "
                                 "GPU_CHECK_PASSED (0), synchronized, with allocator counters")
                         .needs_index(k)
@@ -28,7 +28,7 @@ std::vector<Case> gpu_device_cases() {
                         .expect_not_null("/execution/memory/allocated_bytes")
                         .expect_not_null("/execution/memory/reserved_bytes"));
   }
-  cases.push_back(Case("gpu_hidden_real", "device")
+  cases.push_back(Case("gpu_hidden_real")
                       .guards("a real GPU hidden from the process is GPU_UNAVAILABLE (6), never a "
                               "CPU pass")
                       .needs_(Need::Gpu)
@@ -39,13 +39,13 @@ std::vector<Case> gpu_device_cases() {
                       .outcome("GPU_UNAVAILABLE", "device")
                       .expect_field("/pytorch/visible_device_count", 0)
                       .expect_null("/execution/device"));
-  cases.push_back(Case("gpu_index_equal_to_count_real", "device")
+  cases.push_back(Case("gpu_index_equal_to_count_real")
                       .guards("an index equal to the real visible count is DEVICE_INDEX_INVALID (7)")
                       .needs_(Need::Gpu)
                       .needs_(Need::GpuBackend)
                       .args({"--device-index", "{gpu_count}"})
                       .outcome("DEVICE_INDEX_INVALID", "device"));
-  cases.push_back(Case("gpu_index_negative_real", "device")
+  cases.push_back(Case("gpu_index_negative_real")
                       .guards("a negative index on a real GPU is DEVICE_INDEX_INVALID (7)")
                       .needs_(Need::Gpu)
                       .needs_(Need::GpuBackend)
@@ -56,13 +56,13 @@ std::vector<Case> gpu_device_cases() {
 
 std::vector<Case> gpu_compute_cases() {
   return {
-      Case("gpu_parent_never_touches_driver", "compute")
+      Case("gpu_parent_never_touches_driver")
           .guards("the GPU driver is never initialised in the parent process")
           .needs_(Need::Gpu)
           .needs_(Need::GpuBackend)
           .watch_processes()
           .outcome("GPU_CHECK_PASSED", "complete"),
-      Case("cpu_mode_on_gpu_machine", "compute")
+      Case("cpu_mode_on_gpu_machine")
           .guards("--device cpu on a GPU machine runs on the CPU and asks nothing of the driver")
           .needs_(Need::Gpu)
           .needs_(Need::GpuBackend)
@@ -75,7 +75,7 @@ std::vector<Case> gpu_compute_cases() {
 
 std::vector<Case> gpu_host_cases() {
   return {
-      Case("nvidia_smi_real", "host")
+      Case("nvidia_smi_real")
           .guards("the host check reads the real nvidia-smi: driver version and total memory")
           .needs_(Need::Gpu)
           .needs_(Need::NvidiaSmi)

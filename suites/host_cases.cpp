@@ -8,7 +8,7 @@ namespace {
 using kdh::Case;
 
 Case host_case(const std::string& id, const std::string& smi_folder, const std::string& status) {
-  return Case(id, "host")
+  return Case(id)
       .env("PATH", "{fixtures}/" + smi_folder + ":/usr/bin:/bin")
       .with_fault("gpus=1")
       .args({"--device", "cpu", "--host-check"})
@@ -29,7 +29,7 @@ std::vector<Case> host_cases() {
           .guards("the host check reports the driver version and the total memory nvidia-smi sees")
           .expect_field("/host/driver_version", "550.54.15")
           .expect_field("/host/memory_total_mib", 163118),
-      Case("nvidia_smi_hangs", "host")
+      Case("nvidia_smi_hangs")
           .guards("a hanging nvidia-smi is stopped after 3 s, with its children; the verdict stands")
           .with_fault("gpus=1")
           .env("PATH", "{fixtures}/nvidia-smi-hang:/usr/bin:/bin")
@@ -46,14 +46,14 @@ std::vector<Case> host_cases() {
       host_case("nvidia_smi_fails", "nvidia-smi-fail", "failed")
           .guards("a failing nvidia-smi is failed; the check's verdict stands")
           .expect_null("/host/driver_version"),
-      Case("host_check_never_changes_exit_code", "host")
+      Case("host_check_never_changes_exit_code")
           .guards("the host check's outcome never changes the exit code")
           .with_fault("product=wrong")
           .env("PATH", "{fixtures}/nvidia-smi-ok:/usr/bin:/bin")
           .args({"--host-check"})
           .outcome("CHECK_FAILED", "compute")
           .expect_field("/host/status", "ok"),
-      Case("host_null_without_flag", "host")
+      Case("host_null_without_flag")
           .guards("host is null when --host-check is not given, even with nvidia-smi on PATH")
           .env("PATH", "{fixtures}/nvidia-smi-ok:/usr/bin:/bin")
           .with_fault("gpus=1")

@@ -141,7 +141,7 @@ std::string hide_cublas(const std::string& tmp) {
 Case cuda_dependency_hidden(const std::string& id, const std::string& what,
                             std::string (*hide)(const std::string&), const std::string& library,
                             std::vector<std::string> args) {
-  return Case(id, "import")
+  return Case(id)
       .guards("a CUDA libtorch whose " + what +
               " cannot be found is TORCH_IMPORT_FAILED (4), naming the missing library by "
               "file name, whatever the device asked")
@@ -163,7 +163,7 @@ Case cuda_dependency_hidden(const std::string& id, const std::string& what,
 
 std::vector<Case> import_cases() {
   return {
-      Case("torch_missing", "import")
+      Case("torch_missing")
           .guards("libtorch that cannot be found is TORCH_MISSING (3), told from the loader's words")
           .with_probe("{fixtures}/libkd_absent_torch_probe.so")
           .args({"--device", "cpu"})
@@ -174,7 +174,7 @@ std::vector<Case> import_cases() {
           .expect_field_contains("/error/message",
                                  "libtorch_kernodeck_absent.so: cannot open shared object file")
           .expect_field_lacks("/error/message", "/"),
-      Case("torch_unreachable", "import")
+      Case("torch_unreachable")
           .guards("libtorch that cannot be found is TORCH_MISSING (3): the real probe, with "
                   "libtorch's files hidden from the loader")
           .needs_(Need::ProbeModule)
@@ -189,7 +189,7 @@ std::vector<Case> import_cases() {
           .expect_field("/tool/probe", "libtorch")
           .expect_field_contains("/error/message", "cannot open shared object file")
           .expect_field_lacks("/error/message", "/"),
-      Case("torch_unloadable_undefined_symbol", "import")
+      Case("torch_unloadable_undefined_symbol")
           .guards("libtorch found but failing to load (bad symbol) is TORCH_IMPORT_FAILED (4)")
           .needs_(Need::ProbeModule)
           .prepare(symbol_less_libc10, "a libc10 without its symbols first on LD_LIBRARY_PATH")
@@ -199,7 +199,7 @@ std::vector<Case> import_cases() {
           .expect_field("/error/type", "LoaderError")
           .expect_field_contains("/error/message", "undefined symbol")
           .expect_field_lacks("/error/message", "/"),
-      Case("torch_unloadable_not_elf", "import")
+      Case("torch_unloadable_not_elf")
           .guards("a corrupt libtorch library file is TORCH_IMPORT_FAILED (4), never a pass")
           .needs_(Need::ProbeModule)
           .prepare(truncated_libc10, "a truncated libc10 file first on LD_LIBRARY_PATH")
@@ -215,12 +215,12 @@ std::vector<Case> import_cases() {
       cuda_dependency_hidden("cublas_hidden", "cuBLAS", hide_cublas, "libcublas", {}),
       cuda_dependency_hidden("cublas_hidden_cpu_mode", "cuBLAS", hide_cublas, "libcublas",
                              {"--device", "cpu"}),
-      Case("probe_module_missing", "import")
+      Case("probe_module_missing")
           .guards("a check without its probe module is INTERNAL_ERROR (1), not a libtorch problem")
           .with_probe("{tmp}/no-such-probe.so")
           .args({"--device", "cpu"})
           .outcome("INTERNAL_ERROR", "import"),
-      Case("probe_module_not_a_probe", "import")
+      Case("probe_module_not_a_probe")
           .guards("a module without the probe interface is INTERNAL_ERROR (1)")
           .with_probe("{fixtures}/libkd_c10_standin.so")
           .args({"--device", "cpu"})

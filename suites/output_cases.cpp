@@ -16,7 +16,7 @@ using Kind = kdh::FileExpect::Kind;
 
 // Refused before any work: fast, and libtorch was never loaded.
 Case refused(const std::string& id) {
-  return Case(id, "output")
+  return Case(id)
       .args({"--device", "cpu", "--output", "{tmp}/report.json"})
       .outcome("OUTPUT_WRITE_FAILED", "output")
       .expect_field("/output/requested", true)
@@ -28,13 +28,13 @@ Case refused(const std::string& id) {
 
 std::vector<Case> output_cases() {
   return {
-      Case("new_file_identical_to_stdout", "output")
+      Case("new_file_identical_to_stdout")
           .guards("--output writes a new file byte-identical to stdout")
           .args({"--device", "cpu", "--output", "{tmp}/report.json"})
           .outcome("CPU_CHECK_PASSED", "complete")
           .expect_field("/output/written", true)
           .expect_file(Kind::IdenticalToStdout, "report.json"),
-      Case("relative_name_in_working_directory", "output")
+      Case("relative_name_in_working_directory")
           .guards("a relative --output name is created in the working directory")
           .in_folder("work")
           .directory("work")
@@ -42,7 +42,7 @@ std::vector<Case> output_cases() {
           .args({"--device", "cpu", "--output", "report.json"})
           .outcome("CPU_CHECK_PASSED", "complete")
           .expect_file(Kind::IdenticalToStdout, "work/report.json"),
-      Case("failed_check_still_writes_report", "output")
+      Case("failed_check_still_writes_report")
           .guards("a failed check's report is written too, identical to stdout")
           .with_fault("product=wrong")
           .args({"--output", "{tmp}/report.json"})
@@ -64,14 +64,14 @@ std::vector<Case> output_cases() {
       refused("destination_is_a_folder")
           .guards("a folder at the destination is refused before any check runs")
           .directory("report.json"),
-      Case("missing_folder_refused", "output")
+      Case("missing_folder_refused")
           .guards("a destination whose folder is missing is refused before any check runs")
           .args({"--device", "cpu", "--output", "{tmp}/no-such-folder/report.json"})
           .outcome("OUTPUT_WRITE_FAILED", "output")
           .expect_null("/execution/timings_ms/load")
           .expect_file(Kind::Absent, "no-such-folder")
           .within(0.3),
-      Case("write_fails_file_size_limit", "output")
+      Case("write_fails_file_size_limit")
           .guards("a write failing midway (file-size limit) is exit 12 after a pass, leaving no "
                   "partial and no temporary file")
           .limit_file_size(256)
@@ -81,7 +81,7 @@ std::vector<Case> output_cases() {
           .expect_field("/output/written", false)
           .expect_field("/execution/product_verified", true)
           .expect_file(Kind::Absent, "report.json"),
-      Case("write_fails_after_failed_check", "output")
+      Case("write_fails_after_failed_check")
           .guards("if the check had failed, its own code stands when the write fails too")
           .with_fault("product=wrong")
           .limit_file_size(256)
@@ -89,7 +89,7 @@ std::vector<Case> output_cases() {
           .outcome("CHECK_FAILED", "compute")
           .expect_field("/output/written", false)
           .expect_file(Kind::Absent, "report.json"),
-      Case("write_fails_disk_full", "output")
+      Case("write_fails_disk_full")
           .guards("a write failing on a full disk is exit 12, no partial and no temporary file")
           .needs_(Need::UserNamespaces)
           .directory("full")

@@ -14,7 +14,7 @@ using kdh::Case;
 using Kind = kdh::FileExpect::Kind;
 
 Case interrupted(const std::string& id, int sig) {
-  return Case(id, "process")
+  return Case(id)
       .with_fault("hang=compute")
       .args({"--timeout", "60", "--output", "{tmp}/report.json"})
       .send_signal(1.0, sig)
@@ -32,7 +32,7 @@ std::vector<Case> process_cases() {
           .guards("SIGINT to the check ends the worker's whole group; no report, no file"),
       interrupted("sighup_ends_worker_group", SIGHUP)
           .guards("SIGHUP (a closed terminal) ends the worker's whole group"),
-      Case("sigkill_of_the_check_ends_its_worker", "process")
+      Case("sigkill_of_the_check_ends_its_worker")
           .guards("even a check killed outright (SIGKILL) leaves no worker running")
           .with_fault("hang=compute")
           .args({"--timeout", "60"})
@@ -40,7 +40,7 @@ std::vector<Case> process_cases() {
           .expect_killed_by(SIGKILL)
           .expect_no_report()
           .within(2.5),
-      Case("sigterm_with_grandchild", "process")
+      Case("sigterm_with_grandchild")
           .guards("an interrupt also ends what the worker started")
           .with_fault("spawn=compute")
           .args({"--timeout", "60"})
@@ -48,12 +48,12 @@ std::vector<Case> process_cases() {
           .expect_killed_by(SIGTERM)
           .expect_no_report()
           .within(2.5),
-      Case("parent_never_loads_libtorch", "process")
+      Case("parent_never_loads_libtorch")
           .guards("libtorch and the GPU driver load in the worker only, in its own process group")
           .args({"--device", "cpu"})
           .watch_processes()
           .outcome("CPU_CHECK_PASSED", "complete"),
-      Case("parallel_checks", "process")
+      Case("parallel_checks")
           .guards("several checks run at once, each with its own report file")
           .copies(3)
           .args({"--device", "cpu", "--output", "{tmp}/report-{copy}.json"})

@@ -26,8 +26,8 @@ class Files : public ::testing::Test {
     dir_ = pattern;
   }
   void TearDown() override {
-    for (const auto& name : folder_entries(dir_)) unlink((dir_ + "/" + name).c_str());
-    rmdir(dir_.c_str());
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
   }
   std::string write(const std::string& name, const std::string& content) {
     std::string path = dir_ + "/" + name;
@@ -108,29 +108,14 @@ TEST(RandomName, HasTheLengthAndAlphabetAndVaries) {
 }
 
 // find_on_path: how the host check finds nvidia-smi.
-class FindOnPath : public ::testing::Test {
+class FindOnPath : public Files {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/kd-util-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    tmp_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(tmp_, ignored);
-  }
   void make(const std::string& dir_name, const std::string& name, mode_t mode) {
-    std::string dir = this->dir(dir_name);
-    mkdir(dir.c_str(), 0755);
-    std::string path = dir + "/" + name;
-    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    ASSERT_GE(fd, 0) << path;
-    EXPECT_EQ(write_all(fd, "#!/bin/sh\nexit 0\n"), 0);
-    close(fd);
+    mkdir(dir(dir_name).c_str(), 0755);
+    const std::string path = write(dir_name + "/" + name, "#!/bin/sh\nexit 0\n");
     ASSERT_EQ(chmod(path.c_str(), mode), 0);
   }
-  std::string dir(const std::string& name) const { return tmp_ + "/" + name; }
-  std::string tmp_;
+  std::string dir(const std::string& name) const { return dir_ + "/" + name; }
 };
 
 TEST_F(FindOnPath, FindsTheFirstExecutableInOrder) {

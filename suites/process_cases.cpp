@@ -3,10 +3,8 @@
 // driver and libtorch stay out of the parent; several checks run side by side.
 #include <signal.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "layer_test.hpp"
+#include "util/files.hpp"
 
 namespace {
 
@@ -60,10 +58,8 @@ std::vector<Case> process_cases() {
           .outcome("CPU_CHECK_PASSED", "complete")
           .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
             for (size_t i = 0; i < run.copies.size(); ++i) {
-              std::ifstream in(run.tmp + "/report-" + std::to_string(i) + ".json");
-              std::stringstream content;
-              content << in.rdbuf();
-              if (!in || content.str() != run.copies[i].result.out.data) {
+              const auto file = kd::read_file(run.tmp + "/report-" + std::to_string(i) + ".json");
+              if (!file || *file != run.copies[i].result.out.data) {
                 problems.push_back("copy " + std::to_string(i) +
                                    ": its file differs from its stdout");
               }

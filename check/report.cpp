@@ -127,6 +127,34 @@ std::string compose_message(const ReportInput& in) {
   return message;
 }
 
+namespace {
+
+// `host`: null without --host-check; else what nvidia-smi said, its driver
+// version kept only as a version-like token.
+ojson host_section(const ReportInput& in) {
+  if (!in.options.host_check) return nullptr;
+  HostCheckResult h = in.host.value_or(HostCheckResult{"failed", {}, {}});
+  std::optional<std::string> driver;
+  if (h.driver_version) {
+    std::string t = Sanitizer::token(*h.driver_version);
+    if (!t.empty()) driver = t;
+  }
+  return {{"tool", "nvidia-smi"},
+          {"status", h.status},
+          {"driver_version", null_or(driver)},
+          {"memory_total_mib", h.memory_total_mib ? ojson(*h.memory_total_mib) : ojson(nullptr)}};
+}
+
+// `error`: null, or its type and message as safe, short text.
+ojson error_section(const ReportInput& in, const Sanitizer& sanitizer) {
+  if (!in.error) return nullptr;
+  std::string type = sanitizer.message(in.error->type);
+  if (type.size() > 64) type.resize(64);
+  return {{"type", type}, {"message", sanitizer.message(in.error->message)}};
+}
+
+}  // namespace
+
 ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
   const OutcomeInfo& row = info(in.outcome);
   ojson pytorch = in.findings.pytorch;
@@ -143,29 +171,8 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
     pytorch["gpu_available"] = nullptr;
     pytorch["visible_device_count"] = nullptr;
   }
-
-  ojson host = nullptr;
-  if (in.options.host_check) {
-    HostCheckResult h = in.host.value_or(HostCheckResult{"failed", {}, {}});
-    std::optional<std::string> driver;
-    if (h.driver_version) {
-      std::string t = Sanitizer::token(*h.driver_version);
-      if (!t.empty()) driver = t;
-    }
-    host = {{"tool", "nvidia-smi"},
-            {"status", h.status},
-            {"driver_version", null_or(driver)},
-            {"memory_total_mib",
-             h.memory_total_mib ? ojson(*h.memory_total_mib) : ojson(nullptr)}};
-  }
-
-  ojson error = nullptr;
-  if (in.error) {
-    std::string type = sanitizer.message(in.error->type);
-    if (type.size() > 64) type.resize(64);
-    error = {{"type", type}, {"message", sanitizer.message(in.error->message)}};
-  }
-
+  const ojson host = host_section(in);
+  const ojson error = error_section(in, sanitizer);
   return {
       {"schema_version", 1},
       {"tool",

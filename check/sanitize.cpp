@@ -133,8 +133,9 @@ std::string Sanitizer::message(std::string_view text) const {
   }
   // Secrets first (a secret may itself be a path), then whatever paths
   // remain. The stand-in has no separator, so a path holding a secret is
-  // still one word when its folders are cut.
-  constexpr std::string_view kMark = "KDREDACTEDKD";
+  // still one word when its folders are cut; and it is a control character,
+  // which `clean` no longer holds, so no secret can spell a part of it.
+  constexpr std::string_view kMark = "\x01";
   for (const auto& secret : secrets_) replace_all(clean, secret, kMark);
   clean = cut_paths(clean);
   for (const auto& secret : secrets_) replace_all(clean, secret, kMark);

@@ -101,6 +101,15 @@ TEST(SanitizerMessage, ASecretInsideTheLastComponentIsStillRedacted) {
   EXPECT_EQ(m, "failed on <redacted>.sock");
 }
 
+TEST(SanitizerMessage, ASecretThatSpellsPartOfTheStandInNeverComesOut) {
+  // An upper-case name as short as a host or user name, and a secret that only the stand-in
+  // for a redaction spells: the message is one clean stand-in, and neither secret shows.
+  Sanitizer s({"RED", "ACTEDK"});
+  std::string m = s.message("RED");
+  EXPECT_EQ(m, "<redacted>");
+  EXPECT_EQ(m.find("ACTEDK"), std::string::npos) << m;
+}
+
 TEST(SanitizerMessage, IsBoundedInLength) {
   Sanitizer s({});
   std::string long_text(5000, 'x');

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 
 #include "supervisor.hpp"
 #include "util/files.hpp"
@@ -41,6 +42,8 @@ std::optional<HostCheckResult> parse_nvidia_smi(std::string_view output) {
     if (ec != std::errc() || ptr != memory.data() + memory.size() || mib < 0) {
       return std::nullopt;
     }
+    // A sum beyond a long long is no amount nvidia-smi could mean: refused.
+    if (mib > std::numeric_limits<long long>::max() - total) return std::nullopt;
     if (!result.driver_version) result.driver_version = std::string(driver);
     total += mib;
     ++gpus;

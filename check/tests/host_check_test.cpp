@@ -63,6 +63,14 @@ TEST(ParseNvidiaSmi, NonNumericMemoryIsRefused) {
   EXPECT_FALSE(parse_nvidia_smi("535.104.05, 99999999999999999999999\n").has_value());
 }
 
+TEST(ParseNvidiaSmi, ATotalBeyondALongLongIsRefused) {
+  // Each line reads, their sum does not: refused, never a wrapped (negative) total.
+  EXPECT_FALSE(parse_nvidia_smi("535.104.05, 9223372036854775807\n535.104.05, 1\n").has_value());
+  auto largest = parse_nvidia_smi("535.104.05, 9223372036854775806\n535.104.05, 1\n");
+  ASSERT_TRUE(largest.has_value());
+  EXPECT_EQ(largest->memory_total_mib, 9223372036854775807LL);
+}
+
 TEST(ParseNvidiaSmi, OneBadLineSpoilsTheAnswer) {
   EXPECT_FALSE(parse_nvidia_smi("535.104.05, 81559\n535.104.05, [N/A]\n").has_value());
 }

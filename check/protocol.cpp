@@ -170,6 +170,13 @@ void apply_outcome(WorkerFindings& f, const json& event) {
   std::optional<ErrorInfo> error;
   if (event.contains("error") && event["error"].is_object()) {
     const auto& e = event["error"];
+    // json::value() throws when a key holds another type: refused like any malformed line.
+    for (const char* key : {"type", "message"}) {
+      if (e.contains(key) && !e.at(key).is_string()) {
+        note(f, "the outcome's error is malformed");
+        return;
+      }
+    }
     error = ErrorInfo{e.value("type", std::string("error")), e.value("message", std::string())};
   } else if (event.contains("error") && !event["error"].is_null()) {
     note(f, "the outcome's error is malformed");

@@ -248,6 +248,18 @@ TEST(Protocol, MalformedErrorIsRefused) {
   EXPECT_FALSE(f.outcome.has_value());
 }
 
+TEST(Protocol, AnErrorWhoseFieldsAreNotTextIsRefusedNotThrown) {
+  for (const char* line :
+       {R"({"event":"outcome","code":"CHECK_FAILED","stage":"compute","error":{"type":1}})",
+        R"({"event":"outcome","code":"CHECK_FAILED","stage":"compute",)"
+        R"("error":{"type":"X","message":["a"]}})"}) {
+    WorkerFindings f;
+    EXPECT_NO_THROW(apply_event(f, line)) << line;
+    EXPECT_EQ(f.protocol_problem, "the outcome's error is malformed") << line;
+    EXPECT_FALSE(f.outcome.has_value()) << line;
+  }
+}
+
 TEST(Protocol, ErrorFieldsDefaultWhenAbsent) {
   WorkerFindings f =
       fold({R"({"event":"outcome","code":"RUNTIME_ERROR","stage":"compute","error":{}})"});

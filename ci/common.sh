@@ -6,9 +6,12 @@
 #   debian   Debian's libtorch-dev 1.13, CPU only     build-debian/, reports/debian/
 #   pypi     PyPI's torch wheel (CUDA), .tools/venv    build-pypi/,   reports/pypi/
 #   (empty)  the image's own libtorch                  build/,        reports/
+# and one more build of Debian's libtorch, not a libtorch of its own:
+#   asan     the sanitizers' build (clang-14), with the fuzz targets  build-asan/, reports/asan/
 
 kd_check_variant() {
   case "$1" in
+    asan) echo "ci: asan is not a libtorch variant: it goes with debian" >&2; exit 2 ;;
     debian | pypi | "") ;;
     *) echo "ci: KERNODECK_TORCH must be debian or pypi, not '$1'" >&2; exit 2 ;;
   esac
@@ -126,4 +129,30 @@ kd_merge_junit() {
     --html reports/index.html --source-root "$PWD"
   kd_validate_junit reports/junit.xml
   kd_check_published "$build" reports >&2
+}
+
+# kd_asan_ctest: the asan build's unit tests, conformance suite and fuzz targets (kd_ctest asan),
+# then what the sanitizers found in the check's own processes (reports/asan/sanitizer-check.*:
+# the check writes its findings there, a worker's stderr being cut to its last line) and the
+# executions of each fuzz target. Returns non-zero when a test failed or a finding is there.
+kd_asan_ctest() {
+  local status=0 reports
+  reports=$(kd_reports_dir asan)
+  mkdir -p "$reports"
+  rm -rf "$reports"/sanitizer-check.* "$reports/fuzz"
+  kd_ctest asan '^(unit|conformance|fuzz)$' || status=$?
+  local finding
+  for finding in "$reports"/sanitizer-check.*; do
+    [[ -e $finding ]] || continue
+    echo "ci: FAILED: the sanitizers found a defect in a run of the check: $finding" >&2
+    sed -n '1,40p' "$finding" >&2
+    status=1
+  done
+  local execs name
+  for execs in "$reports"/fuzz/*.execs; do
+    [[ -e $execs ]] || continue
+    name=$(basename "$execs" .execs)
+    echo "ci: fuzz.$name: $(cat "$execs") executions"
+  done
+  return "$status"
 }

@@ -138,6 +138,35 @@ bool user_namespaces_work() {
   return works;
 }
 
+#ifdef KERNODECK_SANITIZED
+// The asan build (cmake/KernodeckSanitizers.cmake) checks a check that carries
+// AddressSanitizer and LeakSanitizer. What they need, a few cases take away on purpose; those
+// cases are skipped in this build, with the reason, and run in the debian and pypi builds.
+std::string sanitizer_clash(const Case& c) {
+  const std::string elsewhere = "; the debian and pypi builds run this case";
+  for (const auto& [resource, value] : c.limits) {
+    if (resource == RLIMIT_AS) {
+      return "the check of the asan build cannot start under an address-space limit: "
+             "AddressSanitizer reserves terabytes of addresses for its shadow memory before "
+             "main()" + elsewhere;
+    }
+    if (resource == RLIMIT_NPROC && value < 2) {
+      return "under a process limit of 1 the check of the asan build ends in LeakSanitizer's "
+             "own error: its leak check at exit starts a thread, which the limit refuses" +
+             elsewhere;
+    }
+  }
+  for (const auto& word : c.wrapper) {
+    if (word.find(" /proc") != std::string::npos) {
+      return "the case hides /proc, which the asan build's check needs for LeakSanitizer's "
+             "check at exit (/proc/<pid>/task) and AddressSanitizer's stack bounds "
+             "(/proc/self/maps)" + elsewhere;
+    }
+  }
+  return {};
+}
+#endif
+
 }  // namespace
 
 std::string Runner::summary() const {
@@ -225,6 +254,9 @@ std::optional<Unmet> unmet_needs(const Case& c) {
   for (const auto& condition : c.runner_conditions) {
     if (std::string why_not = condition(); !why_not.empty()) return Unmet{why_not, false};
   }
+#ifdef KERNODECK_SANITIZED
+  if (std::string why_not = sanitizer_clash(c); !why_not.empty()) return Unmet{why_not, false};
+#endif
   return std::nullopt;
 }
 

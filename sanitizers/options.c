@@ -1,0 +1,31 @@
+/* The sanitizer runtimes' default options, built into every program of the asan build
+ * (cmake/KernodeckSanitizers.cmake). ASAN_OPTIONS and UBSAN_OPTIONS still override them
+ * where they reach a program; the suite starts the check with a clean environment, so for
+ * the check these are the options.
+ *
+ * - exitcode=86: a finding ends the program with a code no outcome of the contract uses, so
+ *   a case fails on the exit code even where it expected the check to fail.
+ * - handle_segv=0 and the like: a deliberate crash (the fault probe's, the unit tests'
+ *   children) stays the signal the check must classify, not a sanitizer's exit.
+ * - KD_SANITIZER_LOG (the check only): findings go to <reports>/sanitizer-check.<pid>, since
+ *   a worker's stderr reaches the report only as its last line. */
+
+#define KD_COMMON_OPTIONS                                                                   \
+  "exitcode=86:print_stacktrace=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:"           \
+  "handle_sigill=0:handle_abort=0:allow_user_segv_handler=1"
+#ifdef KD_SANITIZER_LOG
+#define KD_LOG_OPTION ":log_path=" KD_SANITIZER_LOG
+#else
+#define KD_LOG_OPTION ""
+#endif
+
+const char* __asan_default_options(void);
+const char* __ubsan_default_options(void);
+
+const char* __asan_default_options(void) {
+  return KD_COMMON_OPTIONS ":detect_leaks=1:check_initialization_order=1:strict_init_order=1" KD_LOG_OPTION;
+}
+
+const char* __ubsan_default_options(void) {
+  return KD_COMMON_OPTIONS ":halt_on_error=1" KD_LOG_OPTION;
+}

@@ -1,0 +1,34 @@
+// The JUnit converter's inputs (harness/junit/junit_convert.hpp): CTest's JUnit, GoogleTest's
+// XML and `ctest --show-only=json-v1`. An input is read or refused with InputError; any other
+// exception, a crash or a leak is a defect. One program per input kind (KD_FUZZ_INPUT).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_check.hpp"
+#include "junit_convert.hpp"
+
+#if !defined(KD_FUZZ_INPUT)
+#error "KD_FUZZ_INPUT names the parser: 1 CTest JUnit, 2 GoogleTest XML, 3 CTest's JSON"
+#endif
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  try {
+#if KD_FUZZ_INPUT == 1
+    kd::junit::CtestRun run = kd::junit::parse_ctest_junit(input);
+    for (const auto& c : run.cases) KD_FUZZ_REQUIRE(!c.name.empty(), "a CTest case has a name");
+#elif KD_FUZZ_INPUT == 2
+    auto cases = kd::junit::parse_gtest_xml(input, "fuzz.xml");
+    for (const auto& c : cases) {
+      KD_FUZZ_REQUIRE(c.source == "fuzz.xml", "a case remembers the file it came from");
+    }
+#else
+    auto tests = kd::junit::parse_ctest_tests_json(input);
+    (void)tests;
+#endif
+  } catch (const kd::junit::InputError&) {
+    // Refused, with a reason: what the converter promises for input it cannot read.
+  }
+  return 0;
+}

@@ -2,7 +2,8 @@
 # that lines and branches are the source's. The worker and the supervisor's forked children
 # leave through _exit, which skips the exit handlers that write gcov's counters: in this build
 # every program's own calls to _exit go first through a wrapper that writes them
-# (coverage/exit_dump.c, linked with --wrap=_exit); and a process under a small file-size
+# (coverage/exit_dump.c, linked with --wrap=_exit, and --wrap=raise for a check that ends
+# by its signal); and a process under a small file-size
 # limit writes none (--wrap=__gcov_exit), since its counter files would be cut at the limit.
 # Each program exports gcov's registry
 # (__gcov_master), so that the modules it loads (the probe) register their counters there and
@@ -21,4 +22,12 @@ add_library(kernodeck_coverage_exit OBJECT "${PROJECT_SOURCE_DIR}/coverage/exit_
 set(kd_is_exe "$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>")
 link_libraries("$<${kd_is_exe}:kernodeck_coverage_exit>")
 add_link_options("$<${kd_is_exe}:LINKER:--wrap=_exit>" "$<${kd_is_exe}:LINKER:--wrap=__gcov_exit>"
+                 "$<${kd_is_exe}:LINKER:--wrap=raise>"
                  "$<${kd_is_exe}:LINKER:--export-dynamic-symbol=__gcov_master>")
+
+# The check's own child, between fork and exec (coverage/exec_dump.c): kernodeck_coverage_finish.
+function(kernodeck_coverage_finish)
+  add_library(kernodeck_coverage_exec OBJECT "${PROJECT_SOURCE_DIR}/coverage/exec_dump.c")
+  target_link_libraries(kernodeck-diagnostic PRIVATE kernodeck_coverage_exec)
+  target_link_options(kernodeck-diagnostic PRIVATE "LINKER:--wrap=execve" "LINKER:--wrap=execv")
+endfunction()

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,18 @@ TEST(OutputFile, AMissingFolderIsRefused) {
   auto pre = preflight_new_file(path);
   ASSERT_TRUE(pre.has_value());
   EXPECT_NE(pre->reason.find("folder does not exist"), std::string::npos) << pre->reason;
+  EXPECT_TRUE(write_new_file(path, kReport).has_value());
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(OutputFile, ANameTooLongToCheckIsRefusedWithTheSystemsReason) {
+  // lstat fails with neither ENOENT nor ENOTDIR: the name cannot even be looked up.
+  TempDir dir;
+  std::string path = dir.file(std::string(300, 'n') + ".json");
+  auto pre = preflight_new_file(path);
+  ASSERT_TRUE(pre.has_value());
+  EXPECT_EQ(pre->error_number, ENAMETOOLONG) << pre->reason;
+  EXPECT_NE(pre->reason.find("cannot be checked"), std::string::npos) << pre->reason;
   EXPECT_TRUE(write_new_file(path, kReport).has_value());
   EXPECT_TRUE(dir.entries().empty());
 }

@@ -132,27 +132,26 @@ kd_merge_junit() {
 }
 
 # kd_asan_ctest: the asan build's unit tests, conformance suite and fuzz targets (kd_ctest asan),
-# then what the sanitizers found in the check's own processes (reports/asan/sanitizer-check.*:
+# then what the sanitizers found in the check's own processes (build-asan/sanitizer-findings/:
 # the check writes its findings there, a worker's stderr being cut to its last line) and the
-# executions of each fuzz target. Returns non-zero when a test failed or a finding is there.
+# executions of each fuzz target (build-asan/fuzz/runs/). Returns non-zero when a test failed or a finding is there.
 kd_asan_ctest() {
-  local status=0 reports
-  reports=$(kd_reports_dir asan)
-  mkdir -p "$reports"
-  rm -rf "$reports"/sanitizer-check.* "$reports/fuzz"
+  local status=0 build
+  build=$(kd_build_dir asan)
+  rm -rf "$build"/sanitizer-findings/sanitizer-check.* "$build/fuzz/runs"
   # Half the jobs of the variants: a sanitized libtorch load takes about twice the CPU, and the
   # suite's time bounds (a refusal within 0.3 s, a 7.5 s timeout that must pass) would starve.
   KERNODECK_JOBS=${KERNODECK_JOBS:-$(($(nproc) * 2))} kd_ctest asan '^(unit|conformance|fuzz)$' ||
     status=$?
   local finding
-  for finding in "$reports"/sanitizer-check.*; do
+  for finding in "$build"/sanitizer-findings/sanitizer-check.*; do
     [[ -e $finding ]] || continue
     echo "ci: FAILED: the sanitizers found a defect in a run of the check: $finding" >&2
     sed -n '1,40p' "$finding" >&2
     status=1
   done
   local execs name
-  for execs in "$reports"/fuzz/*.execs; do
+  for execs in "$build"/fuzz/runs/*.execs; do
     [[ -e $execs ]] || continue
     name=$(basename "$execs" .execs)
     echo "ci: fuzz.$name: $(cat "$execs") executions"

@@ -7,7 +7,7 @@
  *   a case fails on the exit code even where it expected the check to fail.
  * - handle_segv=0 and the like: a deliberate crash (the fault probe's, the unit tests'
  *   children) stays the signal the check must classify, not a sanitizer's exit.
- * - KD_SANITIZER_LOG (the check only): findings go to <reports>/sanitizer-check.<pid>, since
+ * - KD_SANITIZER_LOG (the check only): findings go to <build>/sanitizer-findings/sanitizer-check.<pid>, since
  *   a worker's stderr reaches the report only as its last line. */
 
 #define KD_COMMON_OPTIONS                                                                   \

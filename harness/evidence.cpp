@@ -113,7 +113,9 @@ std::vector<Finding> ipv4_addresses(const std::string& t) {
       size_t digits = 0;
       int value = 0;
       while (ok && is_digit(char_at(t, p))) {
-        value = value * 10 + (t[p++] - '0');
+        // More than three digits is no octet: counted, not summed (an int would overflow).
+        if (digits < 3) value = value * 10 + (t[p] - '0');
+        ++p;
         ++digits;
       }
       ok = ok && digits >= 1 && digits <= 3 && value <= 255;

@@ -277,6 +277,14 @@ TEST(EvidencePrivacy, PlaceholdersVersionsAndLoopbackAreNotMachineDetails) {
             std::vector<std::string>{});
 }
 
+TEST(EvidencePrivacy, LongNumbersAreNeitherAddressesNorOverflow) {
+  // A run of digits longer than an octet (a count, a time in nanoseconds) is read past, not
+  // summed into an int: the asan build's UndefinedBehaviorSanitizer ends the program otherwise.
+  EXPECT_EQ(kdh::privacy_problems("stat::number_of_executed_units: 99999999999\n"
+                                  "1.2.3.45678901234 12345678901234567890.1.2.3\n"),
+            std::vector<std::string>{});
+}
+
 TEST(EvidencePrivacy, EachKindIsFoundWithItsLineAndCount) {
   const auto found = kdh::privacy_problems(
       "ok\n\"/tmp/kd-case/report.json\" and /var/lib/x\n"

@@ -139,6 +139,8 @@ kd_asan_ctest() {
   local status=0 build
   build=$(kd_build_dir asan)
   rm -rf "$build"/sanitizer-findings/sanitizer-check.* "$build/fuzz/runs"
+  # Where older runs left them, in the published folder.
+  rm -rf "$(kd_reports_dir asan)/fuzz" "$(kd_reports_dir asan)"/sanitizer-check.*
   # Half the jobs of the variants: a sanitized libtorch load takes about twice the CPU, and the
   # suite's time bounds (a refusal within 0.3 s, a 7.5 s timeout that must pass) would starve.
   KERNODECK_JOBS=${KERNODECK_JOBS:-$(($(nproc) * 2))} kd_ctest asan '^(unit|conformance|fuzz)$' ||

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
+#include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <system_error>
 #include <tuple>
+
+#include "util/files.hpp"
 
 namespace kd::junit {
 namespace {
@@ -39,14 +42,6 @@ std::optional<std::pair<std::string, std::string>> split_name(const std::string&
   if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) return std::nullopt;
   if (!std::all_of(name.begin(), name.end(), valid_name_char)) return std::nullopt;
   return std::make_pair(name.substr(0, dot), name.substr(dot + 1));
-}
-
-std::string read_whole(const std::filesystem::path& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  ok = static_cast<bool>(in) || in.eof();
-  return content.str();
 }
 
 const json* at(const json& doc, const char* pointer) {
@@ -329,14 +324,13 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
       fleet.warnings.push_back("report " + file.filename().string() +
                                " is not in the expected list; shown all the same");
     }
-    bool ok = false;
-    const std::string text = read_whole(file, ok);
-    if (!ok) {
+    const std::optional<std::string> text = kd::read_file(file.string(), std::numeric_limits<std::size_t>::max());
+    if (!text) {
       u.state = UnitState::Unreadable;
       u.message = "the report cannot be read";
       continue;
     }
-    judge(u, text);
+    judge(u, *text);
   }
   for (auto& [name, u] : units) fleet.units.push_back(std::move(u));
 

@@ -30,6 +30,41 @@
 
 #include "evidence.hpp"
 
+namespace {
+
+// Prints each problem of published report folders, binary files as not read, then a count.
+int check_published(const std::vector<std::string>& folders, const kdh::MachineDetails& machine) {
+  size_t count = 0, scanned = 0;
+  for (const std::string& folder : folders) {
+    std::vector<std::string> binary;
+    for (const auto& p : kdh::check_published_folder(folder, machine, binary, scanned)) {
+      std::cout << p.file << ": " << p.problem << '\n';
+      ++count;
+    }
+    for (const std::string& file : binary) std::cout << file << ": binary, not read\n";
+  }
+  std::cout << "kernodeck-evidence: " << count << (count == 1 ? " problem" : " problems")
+            << " in " << scanned << " published files" << std::endl;
+  return count == 0 ? 0 : 1;
+}
+
+// Prints each problem of evidence folders, then a count.
+int check_evidence(const std::vector<std::string>& folders) {
+  size_t count = 0;
+  for (const std::string& folder : folders) {
+    for (const auto& p : kdh::check_evidence_folder(folder)) {
+      std::cout << p.file << ": " << p.problem << '\n';
+      ++count;
+    }
+  }
+  std::cout << "kernodeck-evidence: " << count << (count == 1 ? " problem" : " problems")
+            << " in " << folders.size() << (folders.size() == 1 ? " folder" : " folders")
+            << std::endl;
+  return count == 0 ? 0 : 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Holds committed GPU evidence folders (ci/gpu-proof run's OUT) against the "
                "contract: every report, and nothing of the machine in any file.",
@@ -66,29 +101,5 @@ int main(int argc, char** argv) {
     std::cout << "kernodeck-evidence: no evidence folder to check" << std::endl;
     return 0;
   }
-  size_t count = 0;
-  if (published) {
-    size_t scanned = 0;
-    for (const std::string& folder : folders) {
-      std::vector<std::string> binary;
-      for (const auto& p : kdh::check_published_folder(folder, machine, binary, scanned)) {
-        std::cout << p.file << ": " << p.problem << '\n';
-        ++count;
-      }
-      for (const std::string& file : binary) std::cout << file << ": binary, not read\n";
-    }
-    std::cout << "kernodeck-evidence: " << count << (count == 1 ? " problem" : " problems")
-              << " in " << scanned << " published files" << std::endl;
-    return count == 0 ? 0 : 1;
-  }
-  for (const std::string& folder : folders) {
-    for (const auto& p : kdh::check_evidence_folder(folder)) {
-      std::cout << p.file << ": " << p.problem << '\n';
-      ++count;
-    }
-  }
-  std::cout << "kernodeck-evidence: " << count << (count == 1 ? " problem" : " problems")
-            << " in " << folders.size() << (folders.size() == 1 ? " folder" : " folders")
-            << std::endl;
-  return count == 0 ? 0 : 1;
+  return published ? check_published(folders, machine) : check_evidence(folders);
 }

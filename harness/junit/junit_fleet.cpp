@@ -281,16 +281,11 @@ std::vector<std::string> parse_expected(const std::string& text) {
   return out;
 }
 
-Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string>& expected) {
-  namespace fs = std::filesystem;
-  if (expected.empty())
-    throw InputError("no expected reports: without the list of GPUs that should have reported, "
-                     "a missing report could not be told");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw InputError("fleet folder " + dir.string() + " does not exist");
+namespace {
 
-  Fleet fleet;
+// Every expected unit, each without a report until one is read.
+std::map<std::string, FleetUnit> expected_units(const std::vector<std::string>& expected,
+                                                std::vector<std::string>& warnings) {
   std::map<std::string, FleetUnit> units;
   for (const std::string& name : expected) {
     const auto parts = split_name(name);
@@ -301,9 +296,16 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
     u.message = "no report: the check on " + u.node + " (" + u.unit + ") never wrote " + name +
                 ".json (the task did not start, was killed, or the node is down)";
     if (!units.emplace(name, std::move(u)).second)
-      fleet.warnings.push_back("expected report " + name + " is listed twice");
+      warnings.push_back("expected report " + name + " is listed twice");
   }
+  return units;
+}
 
+// Each <node>.<unit>.json of `dir` judged into its unit; a report nobody expected is shown too.
+void read_unit_reports(const std::filesystem::path& dir, std::map<std::string, FleetUnit>& units,
+                       std::vector<std::string>& warnings) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
   std::vector<fs::path> files;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".json") files.push_back(it->path());
@@ -313,18 +315,18 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
     const std::string stem = file.stem().string();
     const auto parts = split_name(stem);
     if (!parts) {
-      fleet.warnings.push_back("ignored " + file.filename().string() +
-                               ": not named <node>.<unit>.json");
+      warnings.push_back("ignored " + file.filename().string() + ": not named <node>.<unit>.json");
       continue;
     }
     auto [it, inserted] = units.try_emplace(stem);
     FleetUnit& u = it->second;
     if (inserted) {
       std::tie(u.node, u.unit) = *parts;
-      fleet.warnings.push_back("report " + file.filename().string() +
-                               " is not in the expected list; shown all the same");
+      warnings.push_back("report " + file.filename().string() +
+                         " is not in the expected list; shown all the same");
     }
-    const std::optional<std::string> text = kd::read_file(file.string(), std::numeric_limits<std::size_t>::max());
+    const std::optional<std::string> text =
+        kd::read_file(file.string(), std::numeric_limits<std::size_t>::max());
     if (!text) {
       u.state = UnitState::Unreadable;
       u.message = "the report cannot be read";
@@ -332,6 +334,21 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
     }
     judge(u, *text);
   }
+}
+
+}  // namespace
+
+Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string>& expected) {
+  if (expected.empty())
+    throw InputError("no expected reports: without the list of GPUs that should have reported, "
+                     "a missing report could not be told");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw InputError("fleet folder " + dir.string() + " does not exist");
+
+  Fleet fleet;
+  std::map<std::string, FleetUnit> units = expected_units(expected, fleet.warnings);
+  read_unit_reports(dir, units, fleet.warnings);
   for (auto& [name, u] : units) fleet.units.push_back(std::move(u));
 
   std::vector<std::string> notes;

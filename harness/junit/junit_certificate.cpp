@@ -374,13 +374,7 @@ std::string summary_markdown(const std::string& junit_xml) {
   std::size_t listed = 0;
   for (const auto* s = root->FirstChildElement("testsuite"); s;
        s = s->NextSiblingElement("testsuite")) {
-    std::string variant;
-    if (const auto* props = s->FirstChildElement("properties")) {
-      for (const auto* p = props->FirstChildElement("property"); p;
-           p = p->NextSiblingElement("property")) {
-        if (attr(p, "name") == kVariantProperty) variant = attr(p, "value");
-      }
-    }
+    const std::string variant = suite_variant(s);
     for (const auto* tc = s->FirstChildElement("testcase"); tc;
          tc = tc->NextSiblingElement("testcase")) {
       const std::string classname = attr(tc, "classname");

@@ -164,12 +164,11 @@ struct HtmlReport {
 
 // A suite's variant; its other properties become facts of that variant.
 std::string read_suite_facts(const tinyxml2::XMLElement* suite, HtmlReport& r) {
-  std::string variant;
+  const std::string variant = suite_variant(suite);
   std::vector<std::pair<std::string, std::string>> props;
   if (const auto* ps = suite->FirstChildElement("properties")) {
     for (const auto* p = ps->FirstChildElement("property"); p;
          p = p->NextSiblingElement("property")) {
-      if (attr(p, "name") == kVariantProperty) variant = attr(p, "value");
       props.emplace_back(attr(p, "name"), attr(p, "value"));
     }
   }

@@ -121,39 +121,6 @@ void write_output(const std::string& path, const std::string& content) {
   }
 }
 
-}  // namespace
-
-// The JSON reports of the cases of each merged report, from the cases/ folder beside it, keyed
-// "<variant>/<layer>.<id>" (the variant its testsuites name) so that the same case of two
-// variants keeps its own report.
-static std::map<std::string, std::string> merged_case_json(const std::vector<std::string>& inputs,
-                                                    const std::vector<std::string>& xmls,
-                                                    const kd::junit::PathScrub& scrub) {
-  std::map<std::string, std::string> all;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    tinyxml2::XMLDocument doc;
-    const tinyxml2::XMLElement* root = kd::junit::parse_report_xml(doc, xmls[i]);
-    std::string variant;
-    for (auto* suite = root->FirstChildElement("testsuite"); suite && variant.empty();
-         suite = suite->NextSiblingElement("testsuite")) {
-      const auto* props = suite->FirstChildElement("properties");
-      for (auto* p = props ? props->FirstChildElement("property") : nullptr; p;
-           p = p->NextSiblingElement("property")) {
-        if (kd::junit::attr(p, "name") == kd::junit::kVariantProperty) {
-          variant = kd::junit::attr(p, "value");
-        }
-      }
-    }
-    const std::filesystem::path cases = std::filesystem::path(inputs[i]).parent_path() / "cases";
-    for (auto& [key, text] : kd::junit::read_case_json(cases, scrub)) {
-      all[variant.empty() ? key : variant + "/" + key] = std::move(text);
-    }
-  }
-  return all;
-}
-
-namespace {
-
 // What the command line asked for.
 struct Args {
   std::string ctest_junit, gtest_dir, output, ctest_tests, variant, title = "kernodeck-diagnostic";
@@ -258,29 +225,6 @@ int fleet_run(Args a) {
   return 0;
 }
 
-int merge_run(const Args& a) {
-  std::vector<kd::junit::MergeInput> inputs;
-  std::vector<std::string> xmls;
-  for (const std::string& path : a.merge) {
-    inputs.push_back({path, read_input(path, "report")});
-    xmls.push_back(inputs.back().xml);
-  }
-  const kd::junit::Merged merged = kd::junit::merge_reports(inputs, a.title);
-  for (const std::string& warning : merged.warnings)
-    std::cerr << "kernodeck-junit: warning: " << warning << '\n';
-  write_output(a.output, merged.xml);
-  if (!a.summary.empty()) write_output(a.summary, kd::junit::summary_markdown(merged.xml));
-  if (!a.html.empty()) {
-    kd::junit::PathScrub scrub;
-    if (!a.source_root.empty())
-      scrub.source_root = std::filesystem::absolute(a.source_root).lexically_normal();
-    write_output(a.html, kd::junit::certificate_html(
-                             merged.xml, merged_case_json(a.merge, xmls, scrub), a.source_root));
-  }
-  std::cout << kd::junit::summary_line(merged.counts) << std::endl;
-  return 0;
-}
-
 // The source root and the hidden folders, as the report is to show them.
 kd::junit::PathScrub path_scrub(const Args& a) {
   kd::junit::PathScrub scrub;
@@ -295,6 +239,40 @@ kd::junit::PathScrub path_scrub(const Args& a) {
     scrub.prefixes.emplace_back(prefix, "<" + (name.empty() ? std::string("hidden") : name) + ">");
   }
   return scrub;
+}
+
+// The JSON reports of the cases of each merged report, from the cases/ folder beside it, keyed
+// "<variant>/<layer>.<id>" (the variant its testsuites name) so that the same case of two
+// variants keeps its own report.
+std::map<std::string, std::string> merged_case_json(
+    const std::vector<kd::junit::MergeInput>& inputs, const kd::junit::PathScrub& scrub) {
+  std::map<std::string, std::string> all;
+  for (const kd::junit::MergeInput& input : inputs) {
+    tinyxml2::XMLDocument doc;
+    const tinyxml2::XMLElement* root = kd::junit::parse_report_xml(doc, input.xml);
+    const std::string variant = kd::junit::suite_variant(root->FirstChildElement("testsuite"));
+    const auto cases = std::filesystem::path(input.source).parent_path() / "cases";
+    for (auto& [key, text] : kd::junit::read_case_json(cases, scrub)) {
+      all[variant.empty() ? key : variant + "/" + key] = std::move(text);
+    }
+  }
+  return all;
+}
+
+int merge_run(const Args& a) {
+  std::vector<kd::junit::MergeInput> inputs;
+  for (const std::string& path : a.merge) inputs.push_back({path, read_input(path, "report")});
+  const kd::junit::Merged merged = kd::junit::merge_reports(inputs, a.title);
+  for (const std::string& warning : merged.warnings)
+    std::cerr << "kernodeck-junit: warning: " << warning << '\n';
+  write_output(a.output, merged.xml);
+  if (!a.summary.empty()) write_output(a.summary, kd::junit::summary_markdown(merged.xml));
+  if (!a.html.empty()) {
+    write_output(a.html, kd::junit::certificate_html(
+                             merged.xml, merged_case_json(inputs, path_scrub(a)), a.source_root));
+  }
+  std::cout << kd::junit::summary_line(merged.counts) << std::endl;
+  return 0;
 }
 
 // CTest's run and GoogleTest's XML as one report, with its certificate.

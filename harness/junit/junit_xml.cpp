@@ -27,4 +27,13 @@ const tinyxml2::XMLElement* parse_report_xml(tinyxml2::XMLDocument& doc, const s
   return root;
 }
 
+std::string suite_variant(const tinyxml2::XMLElement* suite) {
+  const auto* props = suite != nullptr ? suite->FirstChildElement("properties") : nullptr;
+  for (const auto* p = props ? props->FirstChildElement("property") : nullptr; p;
+       p = p->NextSiblingElement("property")) {
+    if (attr(p, "name") == kVariantProperty) return attr(p, "value");
+  }
+  return "";
+}
+
 }  // namespace kd::junit

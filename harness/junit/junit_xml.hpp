@@ -20,4 +20,7 @@ std::string all_text(const tinyxml2::XMLElement* element);
 // InputError when the text is not well-formed or has another root.
 const tinyxml2::XMLElement* parse_report_xml(tinyxml2::XMLDocument& doc, const std::string& xml);
 
+// The build variant a <testsuite> names in its property kernodeck.variant, or "".
+std::string suite_variant(const tinyxml2::XMLElement* suite);
+
 }  // namespace kd::junit

@@ -61,16 +61,13 @@ kd_commit() {
 }
 
 # kd_check_published BUILD_DIR DIR...: nothing in the published reports names this machine: no
-# absolute path of it, not the checkout, the build tree or HOME, not its host or user name
-# (kernodeck-evidence --published; the user name when it is not root: every machine has a root,
-# and the word is in the suite's own promises). Prints each problem; fails on any.
+# absolute path of it, not the checkout or the build tree, nor what --this-machine adds (HOME,
+# the host name, the user name unless root). Prints each problem; fails on any.
 kd_check_published() {
-  local build=$1 machine=(--machine-path "$PWD" --machine-path "$(realpath "$1")")
+  local build=$1
   shift
-  if [[ -n ${HOME:-} && $HOME != / ]]; then machine+=(--machine-path "$HOME"); fi
-  machine+=(--machine-name "$(hostname)")
-  if [[ $(id -u) != 0 ]]; then machine+=(--machine-name "$(id -un)"); fi
-  "$build/harness/kernodeck-evidence" --published "${machine[@]}" "$@"
+  "$build/harness/kernodeck-evidence" --published --this-machine --machine-path "$PWD" \
+    --machine-path "$(realpath "$build")" "$@"
 }
 
 # kd_ctest VARIANT [LABEL_REGEX]: runs the variant's tests (all without a label),

@@ -12,10 +12,10 @@
 #     after the last, turns the cases' GoogleTest XML and their ".started" marks into
 #     REPORTS/junit.xml, summary.md and index.html with the certificate of REPORTS/cases,
 #     validates the report against the XSD when xmllint is installed and, with EVIDENCE, holds
-#     every file of REPORTS against the machine's details (kernodeck-evidence --published: its
-#     absolute paths, SOURCE, BUILD and HOME, its host and user names). It fails when no valid
-#     report could be written or the reports would publish the machine, not when cases
-#     failed: those fail as themselves.
+#     every file of REPORTS against the machine's details (kernodeck-evidence --published
+#     --this-machine: its absolute paths, SOURCE, BUILD and HOME, its host and user names).
+#     It fails when no valid report could be written or the reports would publish the
+#     machine, not when cases failed: those fail as themselves.
 #
 # The same options as ci/common.sh's kd_ctest, which excludes these two tests and writes the
 # same files from CTest's own JUnit.
@@ -90,26 +90,12 @@ if(KD_XMLLINT)
   endif()
 endif()
 
-# Nothing published may name the machine: its folders, host or user.
+# Nothing published may name the machine: its folders, HOME, host or user (--this-machine).
 if(EVIDENCE)
-  set(machine --machine-path "${SOURCE}")
-  foreach(path "${BUILD}" "$ENV{HOME}")
-    if(NOT path STREQUAL "" AND NOT path STREQUAL "/")
-      list(APPEND machine --machine-path "${path}")
-    endif()
-  endforeach()
-  cmake_host_system_information(RESULT host QUERY HOSTNAME)
-  # The user name, unless root: every machine has one, and the suite's promises say the word.
-  execute_process(COMMAND id -un OUTPUT_VARIABLE user OUTPUT_STRIP_TRAILING_WHITESPACE
-                  ERROR_QUIET)
-  if(user STREQUAL "root")
-    set(user "")
+  set(machine --this-machine --machine-path "${SOURCE}")
+  if(BUILD)
+    list(APPEND machine --machine-path "${BUILD}")
   endif()
-  foreach(name "${host}" "${user}")
-    if(NOT name STREQUAL "")
-      list(APPEND machine --machine-name "${name}")
-    endif()
-  endforeach()
   execute_process(COMMAND "${EVIDENCE}" --published ${machine} "${REPORTS}"
                   RESULT_VARIABLE status)
   if(NOT status EQUAL 0)

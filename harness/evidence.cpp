@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <pwd.h>
+#include <unistd.h>
 #include <limits>
 #include <optional>
 #include <system_error>
@@ -15,6 +18,39 @@ namespace kdh {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The plain files under `root`, relative to it and sorted. A link is a problem,
+// `link_problem` (it would publish or follow what lies outside), and so is anything
+// else that is neither a plain file nor a folder.
+std::vector<fs::path> plain_files(const fs::path& root, const std::string& link_problem,
+                                  std::vector<EvidenceProblem>& problems) {
+  const std::string dir = root.string();
+  std::vector<fs::path> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, ec), end;
+  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path relative = it->path().lexically_relative(root);
+    std::error_code type_ec;
+    if (it->is_symlink(type_ec)) {
+      problems.push_back({(root / relative).generic_string(), link_problem});
+    } else if (it->is_directory(type_ec)) {
+      continue;
+    } else if (!it->is_regular_file(type_ec)) {
+      problems.push_back({(root / relative).generic_string(), "is not a plain file"});
+    } else {
+      files.push_back(relative);
+    }
+  }
+  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The line of `text` that position `pos` is on, counted from 1.
+long line_of(const std::string& text, size_t pos) {
+  return 1 + std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n');
+}
 
 // Where a finding starts in the text and how long it is.
 struct Finding {
@@ -214,13 +250,27 @@ std::vector<std::string> privacy_problems(const std::string& text) {
     const std::vector<Finding> found = scan(text);
     if (found.empty()) continue;
     const Finding& first = found.front();
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(first.pos), '\n');
+    const long line = line_of(text, first.pos);
     std::string shown = text.substr(first.pos, std::min<size_t>(first.len, 80));
     std::string p = std::string(what) + " on line " + std::to_string(line) + ": " + shown;
     if (found.size() > 1) p += " (" + std::to_string(found.size()) + " in all)";
     problems.push_back(p);
   }
   return problems;
+}
+
+MachineDetails this_machine() {
+  MachineDetails machine;
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && std::strcmp(home, "") != 0 && std::strcmp(home, "/") != 0)
+    machine.paths.emplace_back(home);
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') machine.names.emplace_back(host);
+  if (geteuid() != 0) {
+    if (const passwd* user = getpwuid(geteuid()); user != nullptr && user->pw_name != nullptr)
+      machine.names.emplace_back(user->pw_name);
+  }
+  return machine;
 }
 
 std::vector<std::string> machine_problems(const std::string& text, const MachineDetails& machine) {
@@ -242,7 +292,7 @@ std::vector<std::string> machine_problems(const std::string& text, const Machine
       if (count++ == 0) first = pos;
     }
     if (count == 0) return;
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(first), '\n');
+    const long line = line_of(text, first);
     std::string p = what + " \"" + needle + "\" on line " + std::to_string(line);
     if (count > 1) p += " (" + std::to_string(count) + " in all)";
     problems.push_back(p);
@@ -268,19 +318,8 @@ std::vector<EvidenceProblem> check_published_folder(const std::string& dir,
     problems.push_back({dir, "is not a folder"});
     return problems;
   }
-  std::vector<fs::path> files;
-  fs::recursive_directory_iterator it(root, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    const fs::path relative = it->path().lexically_relative(root);
-    std::error_code type_ec;
-    if (it->is_symlink(type_ec)) {
-      problems.push_back({shown(relative), "is a link into the machine; publish plain files"});
-    } else if (it->is_regular_file(type_ec)) {
-      files.push_back(relative);
-    }
-  }
-  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
-  std::sort(files.begin(), files.end());
+  const std::vector<fs::path> files =
+      plain_files(root, "is a link into the machine; publish plain files", problems);
   for (const fs::path& relative : files) {
     const fs::path path = root / relative;
     // The whole file, however large: a secret past any limit would go unseen.
@@ -300,33 +339,6 @@ std::vector<EvidenceProblem> check_published_folder(const std::string& dir,
 }
 
 namespace {
-
-// The plain files under `root`, relative to it and sorted; links and other
-// non-files are problems.
-std::vector<fs::path> evidence_files(const fs::path& root, std::vector<EvidenceProblem>& problems) {
-  const std::string dir = root.string();
-  std::vector<fs::path> files;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(root, ec), end;
-  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
-  for (; !ec && it != end; it.increment(ec)) {
-    const fs::path relative = it->path().lexically_relative(root);
-    std::error_code type_ec;
-    if (it->is_symlink(type_ec)) {
-      problems.push_back({(root / relative).generic_string(),
-                          "is a link; evidence holds plain files only"});
-    } else if (it->is_directory(type_ec)) {
-      continue;
-    } else if (!it->is_regular_file(type_ec)) {
-      problems.push_back({(root / relative).generic_string(), "is not a plain file"});
-    } else {
-      files.push_back(relative);
-    }
-  }
-  if (ec) problems.push_back({dir, "cannot be read: " + ec.message()});
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 // One file: private by the contract's standard, an exit file holds an exit
 // code, and a report holds against the contract (and its exit code).
@@ -383,7 +395,8 @@ std::vector<EvidenceProblem> check_evidence_folder(const std::string& dir) {
            "missing: an evidence folder holds junit.xml, summary.txt and hand/default.json"});
     }
   }
-  for (const fs::path& relative : evidence_files(root, problems)) {
+  for (const fs::path& relative :
+       plain_files(root, "is a link; evidence holds plain files only", problems)) {
     check_evidence_file(root, relative, problems);
   }
   return problems;

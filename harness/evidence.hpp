@@ -40,6 +40,11 @@ struct MachineDetails {
   std::vector<std::string> names;
 };
 
+// The machine this runs on: its HOME (unless unset or "/"), its host name and
+// the user's name, unless root (every machine has one, and the suite's own
+// promises use the word).
+MachineDetails this_machine();
+
 // The machine's details in a text: privacy_problems, then each path and name
 // of `machine` found, with its line and count.
 std::vector<std::string> machine_problems(const std::string& text, const MachineDetails& machine);

@@ -11,13 +11,15 @@
 // machine (absolute paths not behind a placeholder such as {out}, GPU UUIDs,
 // MAC, IPv4 and e-mail addresses).
 //
-//   kernodeck-evidence --published [--machine-path PATH]... [--machine-name NAME]... DIR...
+//   kernodeck-evidence --published [--this-machine] [--machine-path PATH]...
+//                      [--machine-name NAME]... DIR...
 //
 // A folder of published reports (reports/, what dashboards and artifacts
 // show): every text file, in every subfolder, must be free of the same details
 // of the machine, of the folders given with --machine-path (the checkout, the
-// build tree, HOME) and of the names given with --machine-name (host name,
-// user name; as whole words). Binary files (a screenshot) are listed, not read.
+// build tree) and of the names given with --machine-name (as whole words);
+// --this-machine adds this machine's HOME, host name and user name (unless
+// root). Binary files (a screenshot) are listed, not read.
 //
 // Prints one line per problem, "FILE: problem", then a count. Exits 0 when
 // everything holds, 1 when anything does not, 2 on a usage error. With no DIR,
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> folders;
   bool allow_none = false;
   bool published = false;
+  bool this_machine = false;
   kdh::MachineDetails machine;
   app.add_option("DIR", folders, "evidence folders, e.g. docs/evidence/<gpu>-<date>")
       ->check(CLI::ExistingDirectory);
@@ -79,6 +82,9 @@ int main(int argc, char** argv) {
   auto* published_flag = app.add_flag(
       "--published", published,
       "DIR are folders of published reports (reports/): only the machine's details are checked");
+  app.add_flag("--this-machine", this_machine,
+               "also this machine's HOME, host name and user name (with --published)")
+      ->needs(published_flag);
   app.add_option("--machine-path", machine.paths, "a folder of the machine (with --published)")
       ->type_name("PATH")
       ->allow_extra_args(false)
@@ -100,6 +106,11 @@ int main(int argc, char** argv) {
   if (folders.empty()) {
     std::cout << "kernodeck-evidence: no evidence folder to check" << std::endl;
     return 0;
+  }
+  if (this_machine) {
+    const kdh::MachineDetails here = kdh::this_machine();
+    machine.paths.insert(machine.paths.end(), here.paths.begin(), here.paths.end());
+    machine.names.insert(machine.names.end(), here.names.begin(), here.names.end());
   }
   return published ? check_published(folders, machine) : check_evidence(folders);
 }

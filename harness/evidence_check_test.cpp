@@ -4,8 +4,11 @@
 // single fault in it is found, for the reason it is wrong.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <pwd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -369,4 +372,36 @@ TEST_F(EvidenceFolder, PublishedReportsAreReadInEverySubfolderAndBinariesAreList
             std::string::npos)
       << read(tmp_ / "out.txt");
   EXPECT_EQ(shell(program + " --machine-name x " + quoted(pub.string()) + " >" + out + " 2>&1"), 2);
+}
+
+TEST(PublishedReports, ThisMachineIsItsHomeItsHostAndItsUserUnlessRoot) {
+  const kdh::MachineDetails here = kdh::this_machine();
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  EXPECT_NE(std::find(here.names.begin(), here.names.end(), std::string(host)), here.names.end());
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && std::string(home) != "/" && *home != '\0') {
+    EXPECT_EQ(here.paths, std::vector<std::string>{home});
+  } else {
+    EXPECT_TRUE(here.paths.empty());
+  }
+  const passwd* user = getpwuid(geteuid());
+  ASSERT_NE(user, nullptr);
+  const bool named = std::find(here.names.begin(), here.names.end(), std::string(user->pw_name)) !=
+                     here.names.end();
+  EXPECT_EQ(named, geteuid() != 0) << user->pw_name;
+
+  // kernodeck-evidence --this-machine finds the host name in a published file.
+  char pattern[] = "/tmp/kd-this-machine-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const fs::path dir = pattern;
+  write(dir / "reports" / "summary.md", std::string("certified on ") + host + "\n");
+  const std::string out = quoted((dir / "out.txt").string());
+  const std::string program = quoted(KERNODECK_EVIDENCE_PROGRAM) + " --published ";
+  EXPECT_EQ(shell(program + quoted((dir / "reports").string()) + " >" + out), 0);
+  EXPECT_EQ(shell(program + "--this-machine " + quoted((dir / "reports").string()) + " >" + out), 1);
+  EXPECT_NE(read(dir / "out.txt").find("the machine's name \"" + std::string(host) + "\""),
+            std::string::npos)
+      << read(dir / "out.txt");
+  fs::remove_all(dir);
 }

@@ -47,6 +47,19 @@ RunResult run(const SpawnSpec& spec, double deadline_s = kLongDeadline,
   return run_supervised(spec, deadline_in(deadline_s), hooks);
 }
 
+// Runs `spec` with its event pipe, each event line it writes into `lines`.
+RunResult run_events(SpawnSpec spec, Lines& lines, double deadline_s = kLongDeadline) {
+  spec.event_pipe = true;
+  RunHooks hooks;
+  hooks.on_event_line = [&lines](std::string_view l) { lines.emplace_back(l); };
+  return run(spec, deadline_s, hooks);
+}
+
+// The process id a child reported as its one event line (its grandchild).
+pid_t reported_pid(const Lines& lines) {
+  return lines.size() == 1 ? static_cast<pid_t>(std::stol(lines[0])) : 0;
+}
+
 // True once `pid` no longer runs. A killed orphan may stay a zombie until
 // init reaps it; a zombie runs nothing, so it counts as gone.
 bool gone_within(pid_t pid, double seconds) {
@@ -189,12 +202,9 @@ TEST(RunSupervised, SigtermIgnoredEscalatesToSigkill) {
   // Long enough for the child to start ignoring SIGTERM on a loaded machine.
   const double deadline = 2.0;
   SpawnSpec spec = child({"ignore-term"});
-  spec.event_pipe = true;
   Lines lines;
-  RunHooks hooks;
-  hooks.on_event_line = [&lines](std::string_view l) { lines.emplace_back(l); };
   auto start = Clock::now();
-  RunResult r = run(spec, deadline, hooks);
+  RunResult r = run_events(spec, lines, deadline);
   double elapsed = seconds_since(start);
   ASSERT_EQ(lines, Lines{"ready"}) << "the child did not get to ignore SIGTERM in time";
   EXPECT_EQ(r.end, RunEnd::Deadline);
@@ -205,35 +215,27 @@ TEST(RunSupervised, SigtermIgnoredEscalatesToSigkill) {
 }
 
 TEST(RunSupervised, TheWholeGroupIsKilledOnDeadline) {
-  SpawnSpec spec = child({"grandchild"});
-  spec.event_pipe = true;
   Lines lines;
-  RunHooks hooks;
-  hooks.on_event_line = [&lines](std::string_view l) { lines.emplace_back(l); };
-  RunResult r = run(spec, 2.0, hooks);
+  RunResult r = run_events(child({"grandchild"}), lines, 2.0);
   EXPECT_EQ(r.end, RunEnd::Deadline);
   ASSERT_EQ(lines.size(), 1u) << "the child never reported its grandchild";
-  pid_t grandchild = static_cast<pid_t>(std::stol(lines[0]));
+  pid_t grandchild = reported_pid(lines);
   ASSERT_GT(grandchild, 1);
   EXPECT_TRUE(gone_within(grandchild, 3.0)) << "grandchild " << grandchild << " still runs";
   if (kill(grandchild, 0) == 0) kill(grandchild, SIGKILL);
 }
 
 TEST(RunSupervised, ALeaderThatExitsLeavesNoProcessOfItsGroup) {
-  SpawnSpec spec = child({"orphan"});
-  spec.event_pipe = true;
   Lines lines;
-  RunHooks hooks;
-  hooks.on_event_line = [&lines](std::string_view l) { lines.emplace_back(l); };
   auto start = Clock::now();
-  RunResult r = run(spec, kLongDeadline, hooks);
+  RunResult r = run_events(child({"orphan"}), lines);
   EXPECT_EQ(r.end, RunEnd::Exited);
   EXPECT_TRUE(r.status.exited());
   EXPECT_EQ(r.status.code, 0);
   // The grandchild holds the pipes open; the run must not wait for it.
   EXPECT_LT(seconds_since(start), 10.0);
   ASSERT_EQ(lines.size(), 1u);
-  pid_t grandchild = static_cast<pid_t>(std::stol(lines[0]));
+  pid_t grandchild = reported_pid(lines);
   ASSERT_GT(grandchild, 1);
   EXPECT_TRUE(gone_within(grandchild, 3.0)) << "grandchild " << grandchild << " still runs";
   if (kill(grandchild, 0) == 0) kill(grandchild, SIGKILL);
@@ -243,15 +245,12 @@ TEST(RunSupervised, AHarnessCanKeepWhatALeaderLeftToSeeIt) {
   // end_group_on_exit = false: the straggler survives the run, so whoever
   // asked can find it (and must end it).
   SpawnSpec spec = child({"orphan"});
-  spec.event_pipe = true;
   spec.end_group_on_exit = false;
   Lines lines;
-  RunHooks hooks;
-  hooks.on_event_line = [&lines](std::string_view l) { lines.emplace_back(l); };
-  RunResult r = run(spec, kLongDeadline, hooks);
+  RunResult r = run_events(spec, lines);
   EXPECT_EQ(r.end, RunEnd::Exited);
   ASSERT_EQ(lines.size(), 1u);
-  pid_t grandchild = static_cast<pid_t>(std::stol(lines[0]));
+  pid_t grandchild = reported_pid(lines);
   ASSERT_GT(grandchild, 1);
   EXPECT_EQ(kill(grandchild, 0), 0) << "the straggler was ended although it was to be kept";
   kill(grandchild, SIGKILL);
@@ -419,17 +418,9 @@ TEST(Capture, StdoutToAFullDeviceFailsTheChildsWrites) {
   EXPECT_EQ(r.status.code, 90);  // the child's own "write failed"
 }
 
-RunResult run_events(const std::vector<std::string>& args, Lines& lines) {
-  SpawnSpec spec = child(args);
-  spec.event_pipe = true;
-  RunHooks hooks;
-  hooks.on_event_line = [&lines](std::string_view l) { lines.emplace_back(l); };
-  return run(spec, kLongDeadline, hooks);
-}
-
 TEST(EventPipe, DeliversEachLine) {
   Lines lines;
-  RunResult r = run_events({"events", "first", "{\"event\":\"stage\"}", "with space", ""}, lines);
+  RunResult r = run_events(child({"events", "first", "{\"event\":\"stage\"}", "with space", ""}), lines);
   EXPECT_EQ(r.end, RunEnd::Exited);
   EXPECT_EQ(lines, (Lines{"first", "{\"event\":\"stage\"}", "with space", ""}));
   EXPECT_FALSE(r.event_line_overflow);
@@ -439,14 +430,14 @@ TEST(EventPipe, DeliversEachLine) {
 
 TEST(EventPipe, ALineCutShortByTheEndIsNoEvent) {
   Lines lines;
-  RunResult r = run_events({"raw-event", "complete\nincompl"}, lines);
+  RunResult r = run_events(child({"raw-event", "complete\nincompl"}), lines);
   EXPECT_EQ(r.end, RunEnd::Exited);
   EXPECT_EQ(lines, Lines{"complete"});
 }
 
 TEST(EventPipe, ALineOfTheMaximumLengthIsDelivered) {
   Lines lines;
-  RunResult r = run_events({"long-event", std::to_string(kMaxEventLine)}, lines);
+  RunResult r = run_events(child({"long-event", std::to_string(kMaxEventLine)}), lines);
   EXPECT_FALSE(r.event_line_overflow);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].size(), kMaxEventLine);
@@ -455,7 +446,7 @@ TEST(EventPipe, ALineOfTheMaximumLengthIsDelivered) {
 
 TEST(EventPipe, AnOversizedLineIsFlaggedAndDropped) {
   Lines lines;
-  RunResult r = run_events({"long-event", std::to_string(kMaxEventLine + 1)}, lines);
+  RunResult r = run_events(child({"long-event", std::to_string(kMaxEventLine + 1)}), lines);
   EXPECT_EQ(r.end, RunEnd::Exited);
   EXPECT_TRUE(r.event_line_overflow);
   // The rest of the stream still arrives, line by line.

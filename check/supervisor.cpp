@@ -304,7 +304,15 @@ class Supervisor {
 
   RunResult run(Clock::time_point deadline) {
     if (!start()) return result_;
-    watch(deadline);
+    try {
+      if (hooks_.on_started) hooks_.on_started(pid_);
+      watch(deadline);
+    } catch (...) {
+      // A hook that throws (or memory that runs out) leaves the run early:
+      // nothing of the group outlives it, and the leader is not left a zombie.
+      abandon();
+      throw;
+    }
     end_group();
     collect_last_output();
     reap();
@@ -343,7 +351,6 @@ class Supervisor {
       result_.elapsed_s = seconds_since(started_);
       return false;
     }
-    if (hooks_.on_started) hooks_.on_started(pid_);
     for (Fd* fd : streams()) {
       if (*fd) set_nonblocking(fd->get());
     }
@@ -490,6 +497,20 @@ class Supervisor {
         // poll itself fails: look again shortly rather than spin.
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
+    }
+  }
+
+  // Ends the group at once and reaps the leader, calling no hook: the run is
+  // being left by an exception. A leader stuck in the kernel is given the
+  // same 300 ms as after a deadline.
+  void abandon() noexcept {
+    kill(-pid_, SIGKILL);
+    const auto until = Clock::now() + std::chrono::milliseconds(300);
+    int st = 0;
+    for (;;) {
+      pid_t reaped = waitpid(pid_, &st, WNOHANG);
+      if (reaped == pid_ || (reaped < 0 && errno != EINTR) || Clock::now() >= until) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   }
 

@@ -89,6 +89,8 @@ struct RunResult {
 
 inline constexpr size_t kMaxEventLine = 64 * 1024;
 
+// A hook may throw: the exception leaves run_supervised after the child's
+// whole group has been killed and the child reaped.
 struct RunHooks {
   // Each complete line written by the child on its fd 3 (without '\n').
   std::function<void(std::string_view)> on_event_line;

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -239,6 +240,32 @@ TEST(RunSupervised, ALeaderThatExitsLeavesNoProcessOfItsGroup) {
   ASSERT_GT(grandchild, 1);
   EXPECT_TRUE(gone_within(grandchild, 3.0)) << "grandchild " << grandchild << " still runs";
   if (kill(grandchild, 0) == 0) kill(grandchild, SIGKILL);
+}
+
+TEST(RunSupervised, AHookThatThrowsLeavesNoProcessOfTheGroupBehind) {
+  SpawnSpec spec = child({"grandchild"});
+  spec.event_pipe = true;
+  pid_t leader = 0;
+  pid_t grandchild = 0;
+  RunHooks hooks;
+  hooks.on_started = [&leader](int pid) { leader = pid; };
+  hooks.on_event_line = [&grandchild](std::string_view line) {
+    grandchild = static_cast<pid_t>(std::stol(std::string(line)));
+    throw std::runtime_error("a hook failed");
+  };
+  EXPECT_THROW(run(spec, kLongDeadline, hooks), std::runtime_error);
+  ASSERT_GT(leader, 1);
+  ASSERT_GT(grandchild, 1) << "the child never reported its grandchild";
+  EXPECT_TRUE(gone_within(grandchild, 3.0)) << "grandchild " << grandchild << " still runs";
+  int st = 0;
+  const pid_t reaped = waitpid(leader, &st, WNOHANG);
+  const int wait_errno = errno;
+  EXPECT_TRUE(reaped == -1 && wait_errno == ECHILD)
+      << "the leader " << leader << " was not reaped (waitpid gave " << reaped << ")";
+  for (pid_t pid : {leader, grandchild}) {
+    if (kill(pid, 0) == 0) kill(pid, SIGKILL);
+  }
+  waitpid(leader, &st, 0);
 }
 
 TEST(RunSupervised, AHarnessCanKeepWhatALeaderLeftToSeeIt) {

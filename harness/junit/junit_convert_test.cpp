@@ -240,6 +240,34 @@ TEST(JunitVerdict, NotRunIsAnErrorUnlessItIsASkip) {
   EXPECT_EQ(one(ctest("sh.off", CtestStatus::Disabled)).verdict, Verdict::Skipped);
 }
 
+TEST(JunitVerdict, AGtestProgramWithoutXmlSkipsWithTheReasonItPrinted) {
+  // The unit tests and the self-test write no XML: the reason is read from the console.
+  const std::string console =
+      "[ RUN      ] OutputFile.Locked\n"
+      "/src/check/tests/output_file_test.cpp:187: Skipped\n"
+      "root may write into any folder\n"
+      "and says so on two lines\n"
+      "[  SKIPPED ] OutputFile.Locked (0 ms)\n"
+      "[==========] 1 test from 1 test suite ran. (0 ms total)\n"
+      "[  SKIPPED ] 1 test, listed below:\n"
+      "[  SKIPPED ] OutputFile.Locked\n";
+  ReportCase r = one(ctest("OutputFile.Locked", CtestStatus::NotRun,
+                           "SKIP_REGULAR_EXPRESSION_MATCHED", console));
+  EXPECT_EQ(r.verdict, Verdict::Skipped);
+  EXPECT_EQ(r.message, "root may write into any folder and says so on two lines");
+  EXPECT_EQ(r.body,
+            "root may write into any folder and says so on two lines\n"
+            "Skipped at /src/check/tests/output_file_test.cpp:187");
+
+  // A skip without any reason printed still says what CTest saw.
+  ReportCase bare = one(ctest("OutputFile.Bare", CtestStatus::NotRun,
+                              "SKIP_REGULAR_EXPRESSION_MATCHED",
+                              "x.cpp:3: Skipped\n\n[  SKIPPED ] OutputFile.Bare (0 ms)\n"));
+  EXPECT_EQ(bare.verdict, Verdict::Skipped);
+  EXPECT_EQ(bare.message,
+            "SKIP_REGULAR_EXPRESSION_MATCHED: [  SKIPPED ] OutputFile.Bare (0 ms)");
+}
+
 TEST(JunitVerdict, AFailedAssertionIsNeverHiddenAsASkipOrAPass) {
   GtestIndex index;
   GtestCase g = gtest_case("cli", "run/x");

@@ -81,6 +81,27 @@ std::string skip_reason(std::string_view text) {
   return reason;
 }
 
+std::string console_skip_text(std::string_view output) {
+  constexpr std::string_view kSkipped = ": Skipped";
+  std::string text;
+  bool inside = false;
+  for (std::string_view line : split_lines(output)) {
+    if (!inside) {
+      std::string_view t = trim(line);
+      if (t.size() > kSkipped.size() && t.substr(t.size() - kSkipped.size()) == kSkipped &&
+          is_location_line(t)) {
+        text = std::string(t.substr(0, t.size() - kSkipped.size()));
+        inside = true;
+      }
+      continue;
+    }
+    if (line.rfind("[  SKIPPED ]", 0) == 0) return text;
+    text += '\n';
+    text += line;
+  }
+  return "";
+}
+
 std::string one_line(std::string_view text) {
   std::string line(text);
   for (char& c : line) {

@@ -30,6 +30,11 @@ std::string cut(std::string_view text, std::size_t limit);
 // A skip's reason without GoogleTest's location line, on one line.
 std::string skip_reason(std::string_view text);
 
+// The skip GoogleTest printed on the console, in the form of its XML record: the location line
+// ("path:42: Skipped" becomes "path:42") and the reason's lines, up to "[  SKIPPED ]". Empty
+// when the output holds no skip. Serves the gtest programs that write no XML.
+std::string console_skip_text(std::string_view output);
+
 // Newlines and tabs as spaces.
 std::string one_line(std::string_view text);
 

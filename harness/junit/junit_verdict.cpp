@@ -139,7 +139,7 @@ class Decision {
   bool started() {
     if (has_failures()) return fail_with_assertions("");
     if (g_) {
-      if (g_->skipped) skip_as_recorded();
+      if (g_->skipped) skip_as_recorded(g_->skip_text);
       return false;
     }
     r_.verdict = Verdict::Error;
@@ -165,8 +165,13 @@ class Decision {
                                   ") although GoogleTest recorded failed assertions.");
     }
     if (is_skip_reason(c_.reason)) {
+      // GoogleTest's reason: from its XML, else from what it printed (the unit tests and the
+      // self-test write no XML).
+      const std::string console_skip = g_ ? "" : console_skip_text(c_.output);
       if (g_ && g_->skipped) {
-        skip_as_recorded();
+        skip_as_recorded(g_->skip_text);
+      } else if (!skip_reason(console_skip).empty()) {
+        skip_as_recorded(console_skip);
       } else {
         r_.verdict = Verdict::Skipped;
         const std::string last = last_nonempty_line(c_.output);
@@ -189,7 +194,7 @@ class Decision {
                                   "hides them.");
     }
     // No SKIP_REGULAR_EXPRESSION on this test: CTest saw exit status 0.
-    if (g_ && g_->skipped) skip_as_recorded();
+    if (g_ && g_->skipped) skip_as_recorded(g_->skip_text);
     return false;
   }
 
@@ -262,14 +267,15 @@ class Decision {
            "have stopped it.\n";
   }
 
-  // The skip GoogleTest recorded, with its reason.
-  void skip_as_recorded() {
+  // The skip GoogleTest recorded (its XML's skip text, or the same read from its console),
+  // with its reason.
+  void skip_as_recorded(const std::string& skip_text) {
     r_.verdict = Verdict::Skipped;
-    r_.message = skip_reason(g_->skip_text);
+    r_.message = skip_reason(skip_text);
     if (r_.message.empty()) r_.message = "skipped by the test (no reason given)";
     // The reason first, then where GoogleTest recorded the skip.
     r_.body = r_.message;
-    for (std::string_view line : split_lines(g_->skip_text)) {
+    for (std::string_view line : split_lines(skip_text)) {
       line = trim(line);
       if (is_location_line(line)) r_.body += "\nSkipped at " + std::string(line);
     }

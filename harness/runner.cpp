@@ -195,20 +195,20 @@ std::optional<Unmet> unmet_gpu(const Case& c, const Runner& r) {
 
 // What the check's libtorch must be built with.
 std::optional<Unmet> unmet_backend(Need need, const Runner& r) {
+  // The libtorch the probe module links, as a skip reason names it.
+  const std::string links =
+      "; the check's probe module links " +
+      (r.backend == "none"      ? std::string("a CPU-only libtorch")
+       : r.backend == "unknown" ? std::string("a libtorch of unknown backend")
+                                : "a libtorch built for " + r.backend);
   if (need == Need::GpuBackend && r.backend != "cuda" && r.backend != "rocm") {
-    return Unmet{"needs a libtorch built with CUDA or HIP; the check's probe module needs " +
-                     (r.backend == "unknown" ? std::string("an unknown libtorch")
-                                             : "a " + r.backend + "-backend libtorch"),
-                 r.expect_gpu};
+    return Unmet{"needs a libtorch built with CUDA or HIP" + links, r.expect_gpu};
   }
   if (need == Need::CpuOnlyBackend && r.backend != "none") {
-    return Unmet{"needs a CPU-only libtorch; the check's is " + r.backend, false};
+    return Unmet{"needs a CPU-only libtorch" + links, false};
   }
   if (need == Need::CudaBackend && r.backend != "cuda") {
-    return Unmet{"needs a CUDA libtorch (the pypi variant: KERNODECK_TORCH=pypi); the "
-                 "check's probe module needs a " +
-                     r.backend + "-backend libtorch",
-                 false};
+    return Unmet{"needs a CUDA libtorch (the pypi variant: KERNODECK_TORCH=pypi)" + links, false};
   }
   return std::nullopt;
 }

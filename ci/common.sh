@@ -46,7 +46,16 @@ kd_jobs() {
 }
 
 kd_validate_junit() {
-  xmllint --noout --schema harness/junit/junit-10.xsd "$1"
+  xmllint --noout --schema harness/junit/junit-10.xsd "$1" || return
+  # Every skip says why: a skip whose only text is CTest's (the regex that matched GoogleTest's
+  # "[  SKIPPED ]") or the converter's "no reason given" comes from a GTEST_SKIP() without one.
+  local bare
+  bare=$(xmllint --xpath '//testcase[skipped[starts-with(@message, "SKIP_REGULAR_EXPRESSION_MATCHED")
+           or @message = "skipped by the test (no reason given)"]]/@name' "$1" 2>/dev/null) || true
+  if [[ -n $bare ]]; then
+    echo "ci: FAILED: $1: cases skipped without a reason (give GTEST_SKIP() one):" $bare >&2
+    return 1
+  fi
 }
 
 # The commit the check is built from, when this is a git work tree ("+changes" when tracked files
@@ -110,22 +119,25 @@ kd_ctest() {
     --gpu-declared "$([[ ${KERNODECK_EXPECT_GPU:-} == 1 ]] && echo yes || echo no)" \
     --source-root "$PWD" --hide-prefix "${TMPDIR:-/tmp}" --summary "$reports/summary.md" \
     --html "$reports/index.html"
-  kd_validate_junit "$reports/junit.xml"
+  kd_validate_junit "$reports/junit.xml" || status=1
   kd_check_published "$build" "$reports" || status=1
   return "$status"
 }
 
 # kd_merge_junit BUILD_DIR VARIANT...: one reports/junit.xml (with summary.md and index.html) of
 # the variants' reports.
+# Callers run it where errexit does not reach (a command substitution, after ||): every step's
+# status is kept by hand.
 kd_merge_junit() {
-  local build=$1 inputs=()
+  local build=$1 inputs=() status=0
   shift
   for variant in "$@"; do inputs+=("$(kd_reports_dir "$variant")/junit.xml"); done
   "$build/harness/junit/kernodeck-junit" --merge "${inputs[@]}" \
     --output reports/junit.xml --title kernodeck-diagnostic --summary reports/summary.md \
-    --html reports/index.html --source-root "$PWD"
-  kd_validate_junit reports/junit.xml
-  kd_check_published "$build" reports >&2
+    --html reports/index.html --source-root "$PWD" || status=1
+  kd_validate_junit reports/junit.xml || status=1
+  kd_check_published "$build" reports >&2 || status=1
+  return "$status"
 }
 
 # kd_asan_ctest: the asan build's unit tests, conformance suite and fuzz targets (kd_ctest asan),

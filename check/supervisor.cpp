@@ -307,14 +307,15 @@ class Supervisor {
     try {
       if (hooks_.on_started) hooks_.on_started(pid_);
       watch(deadline);
+      end_group();
+      // Still calls on_event_line, for what the child wrote just before it ended.
+      collect_last_output();
     } catch (...) {
       // A hook that throws (or memory that runs out) leaves the run early:
       // nothing of the group outlives it, and the leader is not left a zombie.
       abandon();
       throw;
     }
-    end_group();
-    collect_last_output();
     reap();
     result_.event_line_overflow = lines_.overflow;
     result_.elapsed_s = seconds_since(started_);

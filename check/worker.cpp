@@ -13,13 +13,13 @@
 
 #include "loader_error.hpp"
 #include "protocol.hpp"
+#include "util/files.hpp"
 
 namespace kd {
 namespace {
 
 constexpr float kProduct[4] = {2, 2, 6, 4};
 constexpr float kGradient[4] = {56, 28, 56, 28};
-constexpr float kLoss = kExpectedLoss;
 
 using Ms = std::chrono::duration<double, std::milli>;
 
@@ -82,14 +82,8 @@ ojson text_or_null(const char* text, size_t capacity) {
 }
 
 void write_line(int fd, const std::string& line) {
-  std::string data = line + "\n";
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(70);  // the parent is gone: nothing left to tell
-    done += static_cast<size_t>(n);
-  }
+  // The parent is gone: nothing left to tell.
+  if (write_all(fd, line + "\n") != 0) _exit(70);
 }
 
 }  // namespace
@@ -119,7 +113,7 @@ Verification verify(const kd_compute_result& r) {
   Verification v;
   v.product_ok = matches(r.product, kProduct);
   v.gradient_ok = matches(r.gradient, kGradient);
-  v.loss_ok = r.loss == kLoss;
+  v.loss_ok = r.loss == kExpectedLoss;
   if (!v.product_ok) {
     v.problem = "product " + matrix_text(r.product) + " differs from the expected " +
                 matrix_text(kProduct);

@@ -4,7 +4,6 @@
  * counted too, since exec replaces the process before any exit writes its counters. The
  * check alone: it is single-threaded, so its child cannot inherit gcov's lock held by another
  * thread; the suite's harness, which launches checks from several threads, is left as it is. */
-#include <sys/resource.h>
 #include <unistd.h>
 
 void __gcov_dump(void);
@@ -13,19 +12,15 @@ int __real_execv(const char* path, char* const argv[]);
 int __wrap_execve(const char* path, char* const argv[], char* const envp[]);
 int __wrap_execv(const char* path, char* const argv[]);
 
-/* As in exit_dump.c: a counter file cut by a small file-size limit corrupts the counts. */
-static int counters_would_be_cut(void) {
-  struct rlimit limit;
-  return getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-         limit.rlim_cur < (rlim_t)(16L * 1024 * 1024);
-}
+/* exit_dump.c's: a counter file cut by a small file-size limit corrupts the counts. */
+int kd_counters_would_be_cut(void);
 
 int __wrap_execve(const char* path, char* const argv[], char* const envp[]) {
-  if (!counters_would_be_cut()) __gcov_dump();
+  if (!kd_counters_would_be_cut()) __gcov_dump();
   return __real_execve(path, argv, envp);
 }
 
 int __wrap_execv(const char* path, char* const argv[]) {
-  if (!counters_would_be_cut()) __gcov_dump();
+  if (!kd_counters_would_be_cut()) __gcov_dump();
   return __real_execv(path, argv);
 }

@@ -20,22 +20,25 @@ void __wrap__exit(int status) __attribute__((noreturn));
 /* The largest counter file of the project is far below this. */
 #define KD_COUNTERS_ROOM (16L * 1024 * 1024)
 
-static int counters_would_be_cut(void) {
+/* Also called by exec_dump.c, which is linked beside this file into the check. */
+int kd_counters_would_be_cut(void);
+
+int kd_counters_would_be_cut(void) {
   struct rlimit limit;
   return getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
          limit.rlim_cur < (rlim_t)KD_COUNTERS_ROOM;
 }
 
 void __wrap___gcov_exit(void) {
-  if (!counters_would_be_cut()) __real___gcov_exit();
+  if (!kd_counters_would_be_cut()) __real___gcov_exit();
 }
 
 void __wrap__exit(int status) {
-  if (!counters_would_be_cut()) __gcov_dump();
+  if (!kd_counters_would_be_cut()) __gcov_dump();
   __real__exit(status);
 }
 
 int __wrap_raise(int sig) {
-  if (!counters_would_be_cut()) __gcov_dump();
+  if (!kd_counters_would_be_cut()) __gcov_dump();
   return __real_raise(sig);
 }

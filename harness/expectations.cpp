@@ -65,12 +65,19 @@ void collect_pointers(const json& value, const std::string& prefix, std::vector<
   }
 }
 
-// The contract's invariants of every report, whatever the case: one method
-// per part of the report.
+// The value at a JSON pointer of a report; null where there is none.
+json value_at(const json& report, const std::string& pointer) {
+  json::json_pointer ptr(pointer);
+  return report.contains(ptr) ? report.at(ptr) : json();
+}
+
+// The contract's invariants of every report, whatever the case (given the
+// check's arguments): one method per part of the report.
 class ReportShape {
  public:
-  ReportShape(const Case& c, const json& report, std::vector<std::string>& problems)
-      : c_(c), report_(report), problems_(problems) {}
+  ReportShape(const std::vector<std::string>& arguments, const json& report,
+              std::vector<std::string>& problems)
+      : arguments_(arguments), report_(report), problems_(problems) {}
 
   void check(int exit_code, bool exited) {
     keys();
@@ -91,10 +98,7 @@ class ReportShape {
  private:
   void problem(std::string p) { problems_.push_back(std::move(p)); }
 
-  json at(const std::string& p) const {
-    json::json_pointer ptr(p);
-    return report_.contains(ptr) ? report_.at(ptr) : json();
-  }
+  json at(const std::string& p) const { return value_at(report_, p); }
 
   // Every key of the contract, and no other.
   void keys() {
@@ -160,7 +164,7 @@ class ReportShape {
 
   // `requested` says what was asked, as given; returns the device asked.
   std::string requested() {
-    const auto& a = c_.arguments;
+    const auto& a = arguments_;
     std::string device = has_arg(a, "--device") ? arg_value(a, "--device") : "cuda";
     if (at("/requested/device") != device) {
       problem("/requested/device " + show(at("/requested/device")) + " but " + device +
@@ -208,14 +212,14 @@ class ReportShape {
     }
   }
 
-  const Case& c_;
+  const std::vector<std::string>& arguments_;
   const json& report_;
   std::vector<std::string>& problems_;
 };
 
-void check_report_shape(const Case& c, const json& report, int exit_code, bool exited,
-                        std::vector<std::string>& problems) {
-  ReportShape(c, report, problems).check(exit_code, exited);
+void check_report_shape(const std::vector<std::string>& arguments, const json& report,
+                        int exit_code, bool exited, std::vector<std::string>& problems) {
+  ReportShape(arguments, report, problems).check(exit_code, exited);
 }
 
 // The end of a stream, quoted for a failure message.
@@ -340,12 +344,9 @@ class CopyJudge {
 
   void judge_report(const json& report) {
     std::vector<std::string> shape;
-    check_report_shape(c_, report, res_.status.code, res_.status.exited(), shape);
+    check_report_shape(c_.arguments, report, res_.status.code, res_.status.exited(), shape);
     for (const auto& p : shape) problem(p);
-    auto at = [&](const std::string& p) -> json {
-      json::json_pointer ptr(p);
-      return report.contains(ptr) ? report.at(ptr) : json();
-    };
+    auto at = [&](const std::string& p) { return value_at(report, p); };
     auto expect = [&](const std::string& pointer, const std::optional<std::string>& value) {
       if (value && at(pointer) != *value) {
         problem(pointer + ": expected \"" + *value + "\", got " + show(at(pointer)));
@@ -540,12 +541,9 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
 
 std::vector<std::string> report_problems(const json& report, const std::vector<std::string>& args,
                                          std::optional<int> exit_code) {
-  Case c("evidence");
-  c.layer = "evidence";
-  c.arguments = args;
   std::vector<std::string> problems;
   try {
-    check_report_shape(c, report, exit_code.value_or(-1), exit_code.has_value(), problems);
+    check_report_shape(args, report, exit_code.value_or(-1), exit_code.has_value(), problems);
     if (!exit_code && report.is_object()) {
       // No process to compare with: the report's own exit_code against its code.
       const json own = report.value("exit_code", json());

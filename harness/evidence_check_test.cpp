@@ -316,8 +316,13 @@ TEST(EvidenceReport, JudgedByTheHarnesssInvariants) {
   EXPECT_EQ(kdh::report_problems(report, {}, std::nullopt), std::vector<std::string>{});
   // The arguments given: asked for the CPU, the GPU report does not match.
   EXPECT_FALSE(kdh::report_problems(report, {"--device", "cpu"}, 0).empty());
-  report["execution"]["device"] = 7;  // a wrong type stops the judging, it does not throw
-  EXPECT_FALSE(kdh::report_problems(report, {}, 0).empty());
+  report["execution"]["device"] = 7;  // a wrong type is judged, it does not throw
+  const std::vector<std::string> typed = kdh::report_problems(report, {}, 0);
+  EXPECT_FALSE(typed.empty());
+  EXPECT_NE(std::find(typed.begin(), typed.end(),
+                      "asked for a GPU, ran on 7: never silently the CPU"),
+            typed.end())
+      << "the problems were: " << ::testing::PrintToString(typed);
   report = json::parse(kGpuPass);
   report["exit_code"] = "0";
   EXPECT_EQ(kdh::report_problems(report, {}, std::nullopt),

@@ -192,10 +192,11 @@ class ReportShape {
   // Where it ran, and the GPU facts, as the device asked allows.
   void device_mode(const std::string& device) {
     if (device != "cpu") {
-      if (!at("/execution/device").is_null() &&
-          at("/execution/device").get<std::string>().rfind("cuda:", 0) != 0) {
-        problem("asked for a GPU, ran on " + show(at("/execution/device")) +
-                ": never silently the CPU");
+      // A device that is not text is no GPU either; judged here, not thrown.
+      const json ran = at("/execution/device");
+      if (!ran.is_null() &&
+          !(ran.is_string() && ran.get<std::string>().rfind("cuda:", 0) == 0)) {
+        problem("asked for a GPU, ran on " + show(ran) + ": never silently the CPU");
       }
       return;
     }

@@ -153,7 +153,8 @@ std::vector<NodeRow> node_rows(const Fleet& fleet) {
   return rows;
 }
 
-// Layer (or "no report") -> the units that stopped there.
+// Layer (or "no report") -> the units that stopped there: the four layers in their order, then
+// any other stage a failed report names (output, complete, one unknown), then "no report".
 std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> failures_by_layer(
     const Fleet& fleet) {
   std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> out;
@@ -165,9 +166,10 @@ std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> failures_by_l
   for (const char* layer : kLayers)
     for (const FleetUnit& u : fleet.units)
       if (u.state == UnitState::Failed && u.stage == layer) add(layer, &u);
+  const int past_layers = static_cast<int>(kLayers.size());
   for (const FleetUnit& u : fleet.units) {
-    if (u.state == UnitState::Failed && stage_rank(u.stage) < 0) add(u.stage, &u);
-    if (u.state == UnitState::Failed && u.stage == "output") add("output", &u);
+    const int rank = stage_rank(u.stage);
+    if (u.state == UnitState::Failed && (rank < 0 || rank == past_layers)) add(u.stage, &u);
   }
   for (const FleetUnit& u : fleet.units)
     if (u.state == UnitState::Missing || u.state == UnitState::Unreadable) add("no report", &u);

@@ -252,5 +252,15 @@ TEST_F(FleetTest, SummaryAndPageShowNodesByOutcomeAndWhereLayersFail) {
   EXPECT_NE(html.find("file too short"), std::string::npos);
 }
 
+TEST_F(FleetTest, AFailureAfterTheLayersIsShownWhereItStopped) {
+  // The contract lets TIMEOUT and WORKER_FAILED carry the last stage reached, complete too.
+  write_json("n1.0.json", report("WORKER_FAILED", 11, "complete"));
+  write_json("n1.1.json", report("OUTPUT_WRITE_FAILED", 12, "output"));
+  const Fleet fleet = read_fleet(dir_, {"n1.0", "n1.1"});
+  const std::string md = fleet_markdown(fleet, write_junit(fleet_report(fleet, "fleet")));
+  EXPECT_NE(md.find("| complete | 1 | n1.0 WORKER_FAILED(11) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| output | 1 | n1.1 OUTPUT_WRITE_FAILED(12) |"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace kd::junit

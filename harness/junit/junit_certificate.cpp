@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "junit_convert.hpp"
+#include "junit_text.hpp"
 #include "junit_xml.hpp"
 #include "util/files.hpp"
 
@@ -32,16 +33,6 @@ std::string join(const std::set<std::string>& values, const std::string& otherwi
   std::string out;
   for (const std::string& v : values) out += (out.empty() ? "" : ", ") + v;
   return out;
-}
-
-const json* at(const json& doc, const char* pointer) {
-  json::json_pointer p(pointer);
-  return doc.contains(p) ? &doc.at(p) : nullptr;
-}
-
-std::string text_at(const json& doc, const char* pointer) {
-  const json* v = at(doc, pointer);
-  return v && v->is_string() ? v->get<std::string>() : std::string();
 }
 
 bool is_path_char(char c) {
@@ -88,10 +79,6 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 std::string layer_result(const Counts& c) {
   std::string out = std::to_string(c.passed) + " passed";
@@ -150,7 +137,7 @@ struct Facts {
       hip.insert(hi.empty() ? "none" : hi);
     }
     if (text_at(doc, "/requested/device") == "cuda") add_gpu(doc, file_name);
-    const json* host = at(doc, "/host");
+    const json* host = field_at(doc, "/host");
     if (host && host->is_object()) {
       std::string status = text_at(doc, "/host/status");
       host_statuses.insert(status.empty() ? "unknown" : status);
@@ -160,7 +147,7 @@ struct Facts {
   }
 
   void add_gpu(const json& doc, const std::string& file_name) {
-    const json* n = at(doc, "/pytorch/visible_device_count");
+    const json* n = field_at(doc, "/pytorch/visible_device_count");
     if (n && n->is_number_integer()) visible = std::max(visible.value_or(0), n->get<long long>());
     if (text_at(doc, "/code") != "GPU_CHECK_PASSED") return;
     if (std::string m = text_at(doc, "/execution/device_name"); !m.empty()) models.insert(m);

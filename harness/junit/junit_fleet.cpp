@@ -11,6 +11,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "junit_text.hpp"
 #include "util/files.hpp"
 
 namespace kd::junit {
@@ -44,16 +45,6 @@ std::optional<std::pair<std::string, std::string>> split_name(const std::string&
   return std::make_pair(name.substr(0, dot), name.substr(dot + 1));
 }
 
-const json* at(const json& doc, const char* pointer) {
-  const json::json_pointer p(pointer);
-  return doc.contains(p) ? &doc.at(p) : nullptr;
-}
-
-std::string string_at(const json& doc, const char* pointer) {
-  const json* v = at(doc, pointer);
-  return v && v->is_string() ? v->get<std::string>() : std::string();
-}
-
 // Fills `u` from the text of its report; on anything short of a whole, consistent report of
 // kernodeck-diagnostic, `u` is Unreadable with the reason in its message.
 void judge(FleetUnit& u, const std::string& text) {
@@ -65,25 +56,26 @@ void judge(FleetUnit& u, const std::string& text) {
     return;
   }
   u.json = doc.dump(2);
-  if (string_at(doc, "/tool/name") != "kernodeck-diagnostic") {
+  if (text_at(doc, "/tool/name") != "kernodeck-diagnostic") {
     u.message = "not a report of kernodeck-diagnostic (tool.name is not kernodeck-diagnostic)";
     return;
   }
-  const json* exit_code = at(doc, "/exit_code");
-  u.code = string_at(doc, "/code");
-  u.stage = string_at(doc, "/stage");
-  u.device = string_at(doc, "/requested/device");
-  const std::string status = string_at(doc, "/status");
-  const std::string message = string_at(doc, "/message");
+  const json* exit_code = field_at(doc, "/exit_code");
+  u.code = text_at(doc, "/code");
+  u.stage = text_at(doc, "/stage");
+  u.device = text_at(doc, "/requested/device");
+  const std::string status = text_at(doc, "/status");
+  const std::string message = text_at(doc, "/message");
   if (u.code.empty() || u.stage.empty() || message.empty() || !exit_code ||
       !exit_code->is_number_integer() || (status != "passed" && status != "failed")) {
     u.message = "the report lacks status, code, exit_code, stage or message";
     return;
   }
   u.exit_code = exit_code->get<int>();
-  if (const json* error = at(doc, "/error"); error && error->is_object())
-    u.error = string_at(*error, "/type") + ": " + string_at(*error, "/message");
-  if (const json* timings = at(doc, "/execution/timings_ms"); timings && timings->is_object()) {
+  if (const json* error = field_at(doc, "/error"); error && error->is_object())
+    u.error = text_at(*error, "/type") + ": " + text_at(*error, "/message");
+  if (const json* timings = field_at(doc, "/execution/timings_ms");
+      timings && timings->is_object()) {
     for (const auto& [name, ms] : timings->items())
       if (ms.is_number()) u.seconds += ms.get<double>() / 1000.0;
   }
@@ -96,17 +88,13 @@ void judge(FleetUnit& u, const std::string& text) {
                 ", exit_code " + std::to_string(u.exit_code);
     return;
   }
-  if (string_at(doc, "/tool/probe") != "libtorch") {
+  if (text_at(doc, "/tool/probe") != "libtorch") {
     u.message = "made through the fault-injection seam (tool.probe is not \"libtorch\"): a "
                 "simulation, not a check of this GPU";
     return;
   }
   u.message = message;
   u.state = status == "passed" ? UnitState::Passed : UnitState::Failed;
-}
-
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 // Per node, in node order: its units.
@@ -447,7 +435,7 @@ std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml) {
 std::string fleet_html(const Fleet& fleet, const std::string& junit_xml) {
   std::map<std::string, std::string> reports;
   for (const FleetUnit& u : fleet.units)
-    if (!u.json.empty()) reports[u.node + "." + u.unit] = u.json;
+    if (!u.json.empty()) reports[u.id()] = u.json;
   std::string page = certificate_html(junit_xml, reports, {});
 
   // The page's own ladder counts cases by classname, which here names nodes, not layers.

@@ -102,6 +102,20 @@ std::string console_skip_text(std::string_view output) {
   return "";
 }
 
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+const nlohmann::json* field_at(const nlohmann::json& doc, const char* pointer) {
+  const nlohmann::json::json_pointer p(pointer);
+  return doc.contains(p) ? &doc.at(p) : nullptr;
+}
+
+std::string text_at(const nlohmann::json& doc, const char* pointer) {
+  const nlohmann::json* v = field_at(doc, pointer);
+  return v && v->is_string() ? v->get<std::string>() : std::string();
+}
+
 std::string one_line(std::string_view text) {
   std::string line(text);
   for (char& c : line) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace kd::junit {
 
 // A non-negative number of seconds as CTest or GoogleTest wrote it; 0 for anything else.
@@ -34,6 +36,15 @@ std::string skip_reason(std::string_view text);
 // ("path:42: Skipped" becomes "path:42") and the reason's lines, up to "[  SKIPPED ]". Empty
 // when the output holds no skip. Serves the gtest programs that write no XML.
 std::string console_skip_text(std::string_view output);
+
+// "1 case", "2 cases".
+std::string plural(std::size_t n, const char* one, const char* many);
+
+// The value at a JSON pointer of a report; nullptr where there is none.
+const nlohmann::json* field_at(const nlohmann::json& doc, const char* pointer);
+
+// The text at a JSON pointer of a report; empty where there is none or it is not text.
+std::string text_at(const nlohmann::json& doc, const char* pointer);
 
 // Newlines and tabs as spaces.
 std::string one_line(std::string_view text);

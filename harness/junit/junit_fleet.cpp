@@ -89,6 +89,7 @@ void judge(FleetUnit& u, const std::string& text) {
     return;
   }
   if (text_at(doc, "/tool/probe") != "libtorch") {
+    u.simulated = true;
     u.message = "made through the fault-injection seam (tool.probe is not \"libtorch\"): a "
                 "simulation, not a check of this GPU";
     return;
@@ -387,9 +388,7 @@ Report fleet_report(const Fleet& fleet, const std::string& title) {
           break;
         case UnitState::Unreadable:
           c.verdict = Verdict::Error;
-          c.type = u->json.empty() || u->message.find("fault-injection") == std::string::npos
-                       ? "unreadable-report"
-                       : "fault-injection";
+          c.type = u->simulated ? "fault-injection" : "unreadable-report";
           c.message = file + ": " + u->message;
           c.body = c.message + (u->json.empty() ? "" : "\n" + u->json);
           break;

@@ -39,6 +39,7 @@ struct FleetUnit {
   std::string device;     // requested.device
   std::string json;       // the report itself, pretty-printed; empty when none could be read
   double seconds = 0;     // the check's timings_ms, summed
+  bool simulated = false;  // Unreadable as made through the fault-injection seam
 
   std::string id() const { return node + "." + unit; }
   // "TORCH_IMPORT_FAILED(4) import", the words a drained node's reason uses too.

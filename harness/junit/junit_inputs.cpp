@@ -8,10 +8,8 @@
 #include <tinyxml2.h>
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 #include <system_error>
 #include <utility>
 

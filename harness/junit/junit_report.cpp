@@ -60,7 +60,9 @@
 // --html          also write the certificate as one self-contained HTML page (no script, no
 //                 other file): the counts and environment, the four layers (import, backend,
 //                 device, compute) as a ladder with their state, every case by layer with its
-//                 promise (from --source-root's suites/), verdict and reason, and its JSON
+//                 promise (the one the case recorded, "Promise: ..." first in its system-out;
+//                 for a case without one, its declaration's in --source-root's suites/),
+//                 verdict and reason, and its JSON
 //                 report from --cases inline; with --merge, from the cases/ folder beside each
 //                 merged report (reports/<variant>/cases), as ci/common.sh leaves them.
 //

@@ -199,13 +199,16 @@ std::vector<Finding> email_addresses(const std::string& t) {
   return found;
 }
 
-std::optional<int> read_exit_file(const fs::path& path) {
-  auto text = kd::read_file(path.string(), 64);
-  if (!text) return std::nullopt;
-  std::string s = *text;
+// The exit code an .exit file holds: a number 0-255 and white space.
+std::optional<int> parse_exit_code(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.pop_back();
   if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), is_digit)) return std::nullopt;
   return std::stoi(s);
+}
+
+std::optional<int> read_exit_file(const fs::path& path) {
+  auto text = kd::read_file(path.string(), 64);
+  return text ? parse_exit_code(*text) : std::nullopt;
 }
 
 }  // namespace
@@ -355,7 +358,7 @@ void check_evidence_file(const fs::path& root, const fs::path& relative,
   }
   for (const auto& p : privacy_problems(*text)) add(p);
   if (relative.extension() == ".exit") {
-    if (!read_exit_file(path)) add("does not hold an exit code (a number 0-255)");
+    if (!parse_exit_code(*text)) add("does not hold an exit code (a number 0-255)");
     return;
   }
   if (relative.extension() != ".json") return;

@@ -10,11 +10,6 @@
 namespace kd {
 namespace {
 
-// A whole number of seconds as the contract writes it ("5", not "5.000000").
-std::string seconds_text(double seconds) {
-  return std::to_string(static_cast<long long>(seconds));
-}
-
 // "5 to 120", from the limits themselves.
 std::string timeout_range() {
   return seconds_text(kMinTimeoutS) + " to " + seconds_text(kMaxTimeoutS);
@@ -49,6 +44,14 @@ std::string with_hint(const std::string& message) {
 
 }  // namespace
 
+std::string seconds_text(double seconds) {
+  if (std::floor(seconds) == seconds) return std::to_string(static_cast<long long>(seconds));
+  char text[32];
+  // The shortest text that reads back as the same number, in any locale.
+  auto [end, ec] = std::to_chars(text, text + sizeof text, seconds);
+  return ec == std::errc() ? std::string(text, end) : std::to_string(seconds);
+}
+
 std::string device_name(Device device) { return device == Device::Cpu ? "cpu" : "cuda"; }
 
 std::string device_label(Device device, long long index) {
@@ -59,9 +62,9 @@ namespace {
 
 // The command line as written, before its values are checked.
 struct Written {
-  std::string device = "cuda";
-  std::string index_text = "0";
-  std::string timeout_text = "30";
+  std::string device = device_name(Options{}.device);
+  std::string index_text = std::to_string(Options{}.device_index);
+  std::string timeout_text = seconds_text(Options{}.timeout_s);
   std::string output;
   bool output_given = false;
   bool host_check = false;

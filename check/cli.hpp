@@ -22,6 +22,9 @@ struct Options {
 inline constexpr double kMinTimeoutS = 5.0;
 inline constexpr double kMaxTimeoutS = 120.0;
 
+// Seconds as the contract writes them: "30" (not "30.000000"), "7.5".
+std::string seconds_text(double seconds);
+
 // --help or --version: print `text` on stdout and exit 0.
 struct InfoRequest {
   std::string text;

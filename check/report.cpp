@@ -56,11 +56,6 @@ ojson runtime_section() {
             {"build_type", KERNODECK_BUILD_TYPE}}}};
 }
 
-std::string seconds_text(double s) {
-  ojson v = timeout_value(s);
-  return v.dump();
-}
-
 // GPU_UNAVAILABLE has several causes a user acts on differently; the probe
 // names the cause in the error type (probe_abi.h, gpu_info).
 struct GpuCause {

@@ -25,12 +25,8 @@ std::optional<HostCheckResult> parse_nvidia_smi(std::string_view output) {
   HostCheckResult result{"ok", std::nullopt, 0};
   long long total = 0;
   int gpus = 0;
-  size_t start = 0;
-  while (start < output.size()) {
-    size_t nl = output.find('\n', start);
-    if (nl == std::string_view::npos) nl = output.size();
-    std::string_view line = trim(output.substr(start, nl - start));
-    start = nl + 1;
+  for (std::string_view line : split_lines(output)) {
+    line = trim(line);
     if (line.empty()) continue;
     size_t comma = line.find(',');
     if (comma == std::string_view::npos) return std::nullopt;

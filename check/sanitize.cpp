@@ -110,16 +110,11 @@ std::string cut_paths(std::string_view line) {
 std::string Sanitizer::message(std::string_view text) const {
   // First non-empty line.
   std::string_view line;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view candidate = text.substr(start, nl - start);
+  for (std::string_view candidate : split_lines(text)) {
     if (candidate.find_first_not_of(" \t\r") != std::string_view::npos) {
       line = candidate;
       break;
     }
-    start = nl + 1;
   }
   std::string clean;
   clean.reserve(line.size());
@@ -139,11 +134,9 @@ std::string Sanitizer::message(std::string_view text) const {
   for (const auto& secret : secrets_) replace_all(clean, secret, kMark);
   clean = cut_paths(clean);
   for (const auto& secret : secrets_) replace_all(clean, secret, kMark);
-  replace_all(clean, std::string(kMark), "<redacted>");
-  // Trim.
-  size_t b = clean.find_first_not_of(' ');
-  size_t e = clean.find_last_not_of(' ');
-  clean = b == std::string::npos ? std::string() : clean.substr(b, e - b + 1);
+  replace_all(clean, kMark, "<redacted>");
+  // Spaces are the only white space left in `clean`.
+  clean = std::string(trim(clean));
   if (clean.size() > kMaxMessage) {
     size_t cut = kMaxMessage - 3;
     // Do not split a UTF-8 sequence.

@@ -88,6 +88,7 @@ struct Case {
   StdoutTarget stdout_target;
   std::optional<std::pair<double, int>> signal_at;  // (seconds, signal) to the check
   std::vector<std::string> wrapper;                 // argv run before the check's own
+  bool hides_proc = false;                          // the wrapper hides /proc from the check
   std::string cwd;                                  // relative to {tmp}; empty: {tmp}
   std::optional<int> gpu_slot;                      // restrict visibility to this GPU
   int parallel = 1;                                 // run this many copies at once

@@ -156,12 +156,10 @@ std::string sanitizer_clash(const Case& c) {
              elsewhere;
     }
   }
-  for (const auto& word : c.wrapper) {
-    if (word.find(" /proc") != std::string::npos) {
-      return "the case hides /proc, which the asan build's check needs for LeakSanitizer's "
-             "check at exit (/proc/<pid>/task) and AddressSanitizer's stack bounds "
-             "(/proc/self/maps)" + elsewhere;
-    }
+  if (c.hides_proc) {
+    return "the case hides /proc, which the asan build's check needs for LeakSanitizer's "
+           "check at exit (/proc/<pid>/task) and AddressSanitizer's stack bounds "
+           "(/proc/self/maps)" + elsewhere;
   }
   return {};
 }

@@ -54,6 +54,21 @@ uid_t nameless_uid() {
   return uid;
 }
 
+// The argv that runs `setup` (sh) in a private user and mount namespace, then the check; a
+// setup that fails exits 90.
+std::vector<std::string> in_mount_namespace(const std::string& setup) {
+  return {kUnshare, "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
+          setup + " || exit 90; exec \"$@\"", "sh"};
+}
+
+// The case run without /proc: an empty tmpfs over it in a private mount namespace.
+Case without_proc(Case c) {
+  c.hides_proc = true;
+  return c.needs_(Need::UserNamespaces)
+      .wrap(in_mount_namespace("mount -t tmpfs -o size=4k noproc /proc"),
+            "an empty tmpfs over /proc in a private mount namespace");
+}
+
 std::vector<std::string> as_user(uid_t uid) {
   std::string id = std::to_string(uid);
   return {kSetpriv, "--reuid=" + id, "--regid=" + id, "--clear-groups", "--"};
@@ -366,9 +381,8 @@ std::vector<Case> environment_cases() {
           .guards("an output folder on a read-only mount is refused before any check runs")
           .needs_(Need::UserNamespaces)
           .directory("out")
-          .wrap({kUnshare, "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
-                 "mount --bind {tmp}/out {tmp}/out && mount -o remount,bind,ro {tmp}/out || "
-                 "exit 90; exec \"$@\"", "sh"},
+          .wrap(in_mount_namespace("mount --bind {tmp}/out {tmp}/out && "
+                                   "mount -o remount,bind,ro {tmp}/out"),
                 "out/ bound read-only onto itself in a private mount namespace")
           .args({"--device", "cpu", "--output", "{tmp}/out/report.json"})
           .outcome("OUTPUT_WRITE_FAILED", "output")
@@ -383,8 +397,7 @@ std::vector<Case> environment_cases() {
                   "not asked to")
           .needs_(Need::ProbeModule)
           .needs_(Need::UserNamespaces)
-          .wrap({kUnshare, "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
-                 "mount -o remount,bind,ro / || exit 90; exec \"$@\"", "sh"},
+          .wrap(in_mount_namespace("mount -o remount,bind,ro /"),
                 "/ remounted read-only in a private mount namespace"),
 
       // ---- process and memory limits ----
@@ -505,21 +518,13 @@ std::vector<Case> environment_cases() {
           .expect_stderr_contains("OUTPUT_WRITE_FAILED (exit 12, stage output)"),
 
       // ---- namespaces, locale, environment ----
-      passes("no_proc")
-          .guards("without /proc the check passes")
-          .needs_(Need::ProbeModule)
-          .needs_(Need::UserNamespaces)
-          .wrap({kUnshare, "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
-                 "mount -t tmpfs -o size=4k noproc /proc || exit 90; exec \"$@\"", "sh"},
-                "an empty tmpfs over /proc in a private mount namespace"),
-      passes_with_output("no_proc_with_output")
-          .guards("without /proc --output still writes the whole report and leaves no "
-                  "temporary file")
-          .needs_(Need::ProbeModule)
-          .needs_(Need::UserNamespaces)
-          .wrap({kUnshare, "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
-                 "mount -t tmpfs -o size=4k noproc /proc || exit 90; exec \"$@\"", "sh"},
-                "an empty tmpfs over /proc in a private mount namespace")
+      without_proc(passes("no_proc")
+                       .guards("without /proc the check passes")
+                       .needs_(Need::ProbeModule)),
+      without_proc(passes_with_output("no_proc_with_output")
+                       .guards("without /proc --output still writes the whole report and "
+                               "leaves no temporary file")
+                       .needs_(Need::ProbeModule))
           .expect_file(Kind::IdenticalToStdout, "report.json"),
       passes("locale_decimal_comma")
           .guards("in a locale with a decimal comma, --timeout 7.5 is read and reported as 7.5")

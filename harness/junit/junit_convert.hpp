@@ -239,9 +239,17 @@ std::map<std::string, std::string> read_case_json(const std::filesystem::path& d
 // For tests: <main id="certificate"> carries data-tests, data-passed, data-failed,
 // data-errors and data-skipped (of every case in the report, the certificate's own included,
 // as summary_line counts them); the facts are rows of <table id="environment">.
+// A page of many machines (kernodeck-junit --fleet) gives `parts`: a view shown above the
+// environment, and its own ladder (<ol id="ladder">) in place of the one counted from the
+// cases, whose classnames there name nodes, not layers.
+struct PageParts {
+  std::string before_environment;
+  std::string ladder;
+};
 std::string certificate_html(const std::string& junit_xml,
                              const std::map<std::string, std::string>& case_json,
-                             const std::filesystem::path& source_root);
+                             const std::filesystem::path& source_root,
+                             const PageParts& parts = {});
 
 // `infos` may be empty (no --ctest-tests): gtest tests are then recognised by their XML or by
 // GoogleTest's banner in the captured output, and a timeout cannot be told from a crash.

@@ -435,19 +435,9 @@ std::string fleet_html(const Fleet& fleet, const std::string& junit_xml) {
   std::map<std::string, std::string> reports;
   for (const FleetUnit& u : fleet.units)
     if (!u.json.empty()) reports[u.id()] = u.json;
-  std::string page = certificate_html(junit_xml, reports, {});
-
-  // The page's own ladder counts cases by classname, which here names nodes, not layers.
-  const std::string open = "<ol class=\"ladder\" id=\"ladder\">";
-  const std::size_t begin = page.find(open);
-  const std::size_t end = begin == std::string::npos ? begin : page.find("</ol>\n", begin);
-  if (end != std::string::npos) page.replace(begin, end + 6 - begin, fleet_ladder(fleet));
-
-  // Right after the counts, above the environment: the fleet is what this page is about.
-  const std::size_t environment = page.find("<h2>Environment</h2>");
-  page.insert(environment == std::string::npos ? page.find("</main>") : environment,
-              fleet_view(fleet));
-  return page;
+  // The fleet right after the counts, above the environment: it is what this page is about.
+  return certificate_html(junit_xml, reports, {},
+                          PageParts{fleet_view(fleet), fleet_ladder(fleet)});
 }
 
 }  // namespace kd::junit

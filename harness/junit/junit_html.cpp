@@ -291,9 +291,14 @@ void write_environment(std::ostringstream& h, const HtmlReport& r) {
   }
 }
 
-// The ladder: compute at the top, import at the bottom.
-void write_ladder(std::ostringstream& h, const HtmlReport& r) {
-  h << "<h2>The four layers</h2>\n<ol class=\"ladder\" id=\"ladder\">\n";
+// The ladder: compute at the top, import at the bottom; `own`, when given, in its place.
+void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::string& own) {
+  h << "<h2>The four layers</h2>\n";
+  if (!own.empty()) {
+    h << own;
+    return;
+  }
+  h << "<ol class=\"ladder\" id=\"ladder\">\n";
   for (const char* layer : kLadder) {
     const LayerState s = r.layers.count(layer) ? r.layers.at(layer) : LayerState{};
     h << "<li class=\"" << s.css() << "\" data-layer=\"" << layer << "\" data-state=\""
@@ -357,13 +362,15 @@ void write_cases(std::ostringstream& h, const HtmlReport& r,
 
 std::string certificate_html(const std::string& junit_xml,
                              const std::map<std::string, std::string>& case_json,
-                             const std::filesystem::path& source_root) {
+                             const std::filesystem::path& source_root,
+                             const PageParts& parts) {
   tinyxml2::XMLDocument doc;
   const HtmlReport report = read_html_report(parse_report_xml(doc, junit_xml));
   std::ostringstream h;
   write_head(h, report);
+  h << parts.before_environment;
   write_environment(h, report);
-  write_ladder(h, report);
+  write_ladder(h, report, parts.ladder);
   write_cases(h, report, case_json, source_root);
   h << "</main>\n</body>\n</html>\n";
   return h.str();

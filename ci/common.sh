@@ -2,7 +2,7 @@
 # and build with a CMake preset against one libtorch, and turn a CTest run into
 # JUnit.
 #
-# A variant names the libtorch (README, "Two libtorch variants"):
+# A variant names the libtorch (docs/suite.md, "Two libtorch variants"):
 #   debian   Debian's libtorch-dev 1.13, CPU only     build-debian/, reports/debian/
 #   pypi     PyPI's torch wheel (CUDA), .tools/venv    build-pypi/,   reports/pypi/
 #   (empty)  the image's own libtorch                  build/,        reports/

@@ -89,7 +89,7 @@ Runner discover() {
   r.expect_gpu = env_or("KERNODECK_EXPECT_GPU", "0") == "1";
 
   // The install layout puts the probe module at a fixed place relative to
-  // the binary (README, "Layout of an installation").
+  // the binary (docs/architecture.md, "Layout of an installation").
   std::string probe = kd::dirname_of(r.check) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
   if (exists(probe)) {
     r.probe_module = absolute(probe);

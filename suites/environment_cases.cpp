@@ -2,7 +2,7 @@
 // as root on a roomy machine: another user, a read-only filesystem, process
 // and memory limits, closed or failing standard streams, no /proc, another
 // locale, a huge or empty environment, a misbehaving nvidia-smi, and the
-// restricted pod of the README. Every case changes the real thing (setpriv,
+// restricted pod of docs/locked-down.md. Every case changes the real thing (setpriv,
 // rlimits, cgroups, mount namespaces, descriptors); each asserts the exit code,
 // the report and that nothing is left behind.
 #include <pwd.h>
@@ -587,9 +587,9 @@ std::vector<Case> environment_cases() {
           .expect_no_new_files()
           .within(2.0),
 
-      // ---- the README's restricted pod ----
+      // ---- the restricted pod of docs/locked-down.md ----
       passes_with_output("kubernetes_restricted_pod")
-          .guards("the README's restricted securityContext works: a nameless non-root user, no "
+          .guards("the restricted securityContext of docs/locked-down.md works: a nameless non-root user, no "
                   "capabilities, no_new_privs, a read-only root and one writable volume")
           .needs_(Need::ProbeModule)
           .skip_unless(why_not_another_user)

@@ -190,6 +190,32 @@ CheckRun internal_error_run(const Options& options, const std::string& what,
   return deliver(in, Sanitizer::for_this_process(), write_stdout);
 }
 
+namespace {
+
+// Writes the file when asked (the report then says written: true, so the file and stdout stay
+// byte-identical), then stdout. The file comes first: it is never rewritten, so if stdout then
+// fails the file keeps the verdict of the check itself.
+CheckRun finish(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter& write_stdout) {
+  // Interrupted after the worker ended: still no report and no file.
+  if (int sig = pending_interrupt(); sig != 0) return CheckRun{1, "", "", sig, {}};
+  const Options& options = in.options;
+  if (options.output && in.outcome != Outcome::OutputWriteFailed) {
+    in.output_written = true;
+    auto problem = write_new_file(*options.output, render_report(build_report(in, sanitizer)));
+    if (problem) {
+      in.output_written = false;
+      if (is_pass(in.outcome)) {
+        in.outcome = Outcome::OutputWriteFailed;
+        in.stage = Stage::Output;
+        in.error = ErrorInfo{"OutputError", problem->reason};
+      }
+    }
+  }
+  return deliver(in, sanitizer, write_stdout);
+}
+
+}  // namespace
+
 CheckRun run_check(const Options& options, const std::string& self_exe,
                    const ReportWriter& write_stdout) {
   const Sanitizer sanitizer = Sanitizer::for_this_process();
@@ -203,36 +229,13 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
     in.probe_override = true;
   }
 
-  // Writes the file when asked (the report then says written: true, so the
-  // file and stdout stay byte-identical), then stdout. The file comes first:
-  // it is never rewritten, so if stdout then fails the file keeps the
-  // verdict of the check itself.
-  auto finish = [&]() -> CheckRun {
-    // Interrupted after the worker ended: still no report and no file.
-    if (int sig = pending_interrupt(); sig != 0) return CheckRun{1, "", "", sig, {}};
-    if (options.output && in.outcome != Outcome::OutputWriteFailed) {
-      in.output_written = true;
-      auto problem = write_new_file(*options.output, render_report(build_report(in, sanitizer)));
-      if (problem) {
-        in.output_written = false;
-        if (is_pass(in.outcome)) {
-          in.outcome = Outcome::OutputWriteFailed;
-          in.stage = Stage::Output;
-          in.error = ErrorInfo{"OutputError", problem->reason};
-        }
-      }
-    }
-    return deliver(in, sanitizer, write_stdout);
-  };
-
-
   // A destination that cannot work fails before minutes are spent.
   if (options.output) {
     if (auto problem = preflight_new_file(*options.output)) {
       in.outcome = Outcome::OutputWriteFailed;
       in.stage = Stage::Output;
       in.error = ErrorInfo{"OutputError", problem->reason};
-      return finish();
+      return finish(in, sanitizer, write_stdout);
     }
   }
 
@@ -249,7 +252,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
     in.host = run_host_check(interrupted);
     if (interrupted != 0) return CheckRun{1, "", "", interrupted, {}};
   }
-  return finish();
+  return finish(in, sanitizer, write_stdout);
 }
 
 }  // namespace kd

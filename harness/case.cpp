@@ -4,7 +4,7 @@
 
 namespace kdh {
 
-Case::Case(std::string case_id) : id(std::move(case_id)) {}
+Case::Case(std::string case_id, Where declared) : id(std::move(case_id)), where(declared) {}
 
 std::vector<Case> in_layer(const std::string& layer, std::vector<Case> cases) {
   for (Case& c : cases) c.layer = layer;
@@ -92,21 +92,13 @@ Case& Case::watch_processes() {
   sample_processes = true;
   return *this;
 }
-Case& Case::needs_(Need need) {
-  needs.push_back(need);
+Case& Case::needs(Requirement requirement) {
+  requirements.push_back(requirement);
   return *this;
 }
 Case& Case::needs_index(long long index) {
-  needs.push_back(Need::Gpu);
+  requirements.push_back(Requirement::Gpu);
   needs_gpu_index = index;
-  return *this;
-}
-Case& Case::skip_unless(std::function<std::string()> why_not) {
-  runner_conditions.push_back(std::move(why_not));
-  return *this;
-}
-Case& Case::on_gpu_slot(int slot) {
-  gpu_slot = slot;
   return *this;
 }
 Case& Case::expect_exit(int code_value) {
@@ -123,10 +115,6 @@ Case& Case::expect_code(std::string value) {
 }
 Case& Case::expect_stage(std::string value) {
   stage = std::move(value);
-  return *this;
-}
-Case& Case::expect_status(std::string value) {
-  status = std::move(value);
   return *this;
 }
 Case& Case::expect_field(std::string pointer, json value) {
@@ -176,6 +164,10 @@ Case& Case::expect_report_in(std::string path) {
 }
 Case& Case::expect_no_new_files() {
   no_new_files = true;
+  return *this;
+}
+Case& Case::expect_no_worker() {
+  no_worker = true;
   return *this;
 }
 Case& Case::expect_file(FileExpect::Kind kind, std::string path) {

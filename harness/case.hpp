@@ -27,20 +27,22 @@
 #include <string>
 #include <vector>
 
+#include "requirements.hpp"
+
 namespace kdh {
 
 using nlohmann::json;
 
-// What a runner must offer for a case to be meaningful.
-enum class Need {
-  Gpu,             // a GPU device node; KERNODECK_EXPECT_GPU=1 turns "missing" into a failure
-  GpuBackend,      // the check's libtorch was built with CUDA or HIP
-  CpuOnlyBackend,  // the check's libtorch was built with neither
-  CudaBackend,     // the check's libtorch was built with CUDA (not HIP)
-  NoGpu,           // no GPU on the runner: shows what a GPU-less machine answers
-  NvidiaSmi,       // nvidia-smi on the runner's PATH
-  UserNamespaces,  // `unshare --user --map-root-user --mount` works here
-  ProbeModule,     // the check's probe module can be found beside it
+// Where a case is written: the constructor's default records its caller's file and line, so
+// GoogleTest's XML and listing point at the case's own declaration. A helper that makes cases
+// takes a `Where where = Where::here()` of its own and passes it on, so that its cases point at
+// their call.
+struct Where {
+  const char* file;
+  int line;
+  static Where here(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    return {file, line};
+  }
 };
 
 struct FileSetup {
@@ -70,10 +72,11 @@ struct StdoutTarget {
 struct CaseRun;  // run_case.hpp
 
 struct Case {
-  explicit Case(std::string id);
+  explicit Case(std::string id, Where where = Where::here());
 
   // identity
   std::string id;     // [A-Za-z0-9_], the test name
+  Where where;        // its declaration
   std::string layer;  // the suite, the JUnit classname: set once, by KERNODECK_LAYER
   std::string promise;
 
@@ -88,21 +91,16 @@ struct Case {
   StdoutTarget stdout_target;
   std::optional<std::pair<double, int>> signal_at;  // (seconds, signal) to the check
   std::vector<std::string> wrapper;                 // argv run before the check's own
-  bool hides_proc = false;                          // the wrapper hides /proc from the check
   std::string cwd;                                  // relative to {tmp}; empty: {tmp}
-  std::optional<int> gpu_slot;                      // restrict visibility to this GPU
   int parallel = 1;                                 // run this many copies at once
   bool sample_processes = false;                    // watch the check's processes while it runs
   std::string described_manipulation;               // extra words for the failure context
   // Prepares what files cannot express; returns "" or why it could not.
   std::function<std::string(const std::string& tmp)> setup;
 
-  // requirements
-  std::vector<Need> needs;
+  // requirements (requirements.hpp): declared here, probed and judged by the registry
+  std::vector<Requirement> requirements;
   std::optional<long long> needs_gpu_index;  // skip unless this index is visible
-  // Conditions of the runner a case alone needs: each returns "" when met, or
-  // why not (the skip's reason).
-  std::vector<std::function<std::string()>> runner_conditions;
 
   // expectations
   std::optional<int> exit_code;
@@ -121,6 +119,9 @@ struct Case {
   std::vector<std::string> report_not_contains;  // besides the privacy canaries
   std::vector<FileExpect> file_expectations;
   bool no_new_files = false;  // nothing may appear in {tmp} but the expected files
+  // No process of the check may load a probe module or libtorch (that is, start a worker): the
+  // loader's own audit (fixtures/load_audit.c) watches every process of the check.
+  bool no_worker = false;
   std::optional<double> max_seconds, min_seconds;
   bool privacy_canaries = false;
   std::function<void(const CaseRun&, std::vector<std::string>& problems)> extra;
@@ -145,15 +146,12 @@ struct Case {
   Case& in_folder(std::string relative);
   Case& copies(int n);
   Case& watch_processes();
-  Case& needs_(Need need);
-  Case& needs_index(long long index);
-  Case& on_gpu_slot(int slot);
-  Case& skip_unless(std::function<std::string()> why_not);
+  Case& needs(Requirement requirement);
+  Case& needs_index(long long index);  // a GPU, and this index among the visible ones
   Case& expect_exit(int code);
   Case& expect_killed_by(int signal);
   Case& expect_code(std::string code);
   Case& expect_stage(std::string stage);
-  Case& expect_status(std::string status);
   Case& expect_field(std::string pointer, json value);
   Case& expect_not_null(std::string pointer);
   Case& expect_null(std::string pointer);
@@ -166,6 +164,7 @@ struct Case {
   Case& expect_text_stdout();
   Case& expect_report_in(std::string path);
   Case& expect_no_new_files();
+  Case& expect_no_worker();
   Case& expect_file(FileExpect::Kind kind, std::string path);
   Case& within(double seconds);
   Case& at_least(double seconds);

@@ -438,6 +438,18 @@ void judge_processes(const Case& c, const CaseRun& run, std::vector<std::string>
   }
 }
 
+// What the loader's audit saw loaded (Case::no_worker): anything is a worker started.
+void judge_worker(const Case& c, const CaseRun& run, std::vector<std::string>& problems) {
+  if (!c.no_worker) return;
+  std::istringstream lines(kd::read_file(run.tmp + "/" + kWorkerAuditLog).value_or(""));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("open ", 0) != 0) continue;
+    problems.push_back("a worker was started: the loader audit saw " + line.substr(5) +
+                       " (library, pid) loaded by a process of the check");
+    return;
+  }
+}
+
 void judge_leaks(const std::string& path, const std::string& content, const Forbidden& forbidden,
                  std::vector<std::string>& problems) {
   for (const auto& [what, value] : forbidden) {
@@ -535,6 +547,7 @@ std::vector<std::string> evaluate(const Case& c, const CaseRun& run) {
     CopyJudge(c, run, i, forbidden, problems).judge();
   }
   judge_processes(c, run, problems);
+  judge_worker(c, run, problems);
   judge_files(c, run, forbidden, problems);
   if (c.extra) c.extra(run, problems);
   return problems;
@@ -588,7 +601,7 @@ std::string failure_context(const Case& c, const CaseRun& run,
 }
 
 void run_and_check(const Case& c) {
-  if (auto unmet = unmet_needs(c)) {
+  if (auto unmet = unmet_requirements(c)) {
     if (unmet->fatal) {
       FAIL() << c.layer << "." << c.id << " cannot run, and this runner declared a GPU "
              << "(KERNODECK_EXPECT_GPU=1): " << unmet->reason;

@@ -241,7 +241,8 @@ void plant_canaries(CaseRun& run, Environment& env, std::string& home) {
 bool choose_gpu(const Case& c, CaseRun& run, Environment& env) {
   const Runner& r = runner();
   run.gpu_index = c.needs_gpu_index ? std::to_string(*c.needs_gpu_index) : "0";
-  if (!r.allocated_gpu || std::find(c.needs.begin(), c.needs.end(), Need::Gpu) == c.needs.end()) {
+  if (!r.allocated_gpu || std::find(c.requirements.begin(), c.requirements.end(),
+                                    Requirement::Gpu) == c.requirements.end()) {
     return false;
   }
   std::string id = std::to_string(*r.allocated_gpu);
@@ -249,6 +250,19 @@ bool choose_gpu(const Case& c, CaseRun& run, Environment& env) {
   run.gpu_index = "0";
   run.manipulation.push_back("CTest resource group: only GPU " + id + " visible");
   return true;
+}
+
+// The loader's audit in every process of the check, watching for what only a worker loads: a
+// probe module (the real one, or the suite's) and libtorch. Its log exists, empty, before the
+// run, so that it is no file of the check's.
+void watch_for_a_worker(CaseRun& run, Environment& env) {
+  const std::string log = run.tmp + "/" + kWorkerAuditLog;
+  if (!write_file(log, "")) run.setup_error = "cannot create " + log;
+  env["LD_AUDIT"] = runner().fixtures_dir + "/libkd_load_audit.so";
+  env["KD_AUDIT_WATCH"] = "libkernodeck_probe,libkd_fault_probe,libtorch,libc10";
+  env["KD_AUDIT_LOG"] = log;
+  run.manipulation.push_back("the loader's audit (LD_AUDIT) records every probe module or "
+                             "libtorch library any process of the check loads");
 }
 
 // A clean environment, then the case's change.
@@ -266,6 +280,7 @@ Environment case_environment(const Case& c, CaseRun& run, const std::string& mar
   env["HOME"] = home;
   env[kMarkVariable] = mark;
   restricted_gpu = choose_gpu(c, run, env);
+  if (c.no_worker) watch_for_a_worker(run, env);
   if (c.fault) {
     env["KERNODECK_PROBE_MODULE"] = runner().fixtures_dir + "/libkd_fault_probe.so";
     env["KERNODECK_FAULT"] = *c.fault;

@@ -37,6 +37,10 @@ struct CaseRun {
   const CopyRun& main() const { return copies.front(); }
 };
 
+// Where the loader's audit of a case that expects no worker (Case::no_worker) logs what the
+// check's processes loaded: "open <file name> <pid>" per watched library, in {tmp}.
+inline constexpr const char* kWorkerAuditLog = ".kd-worker-audit.log";
+
 // Replaces {tmp}, {fixtures}, {copy} in `text`.
 std::string expand(const std::string& text, const std::string& tmp, const std::string& copy);
 

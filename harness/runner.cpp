@@ -125,46 +125,6 @@ Runner discover() {
   return r;
 }
 
-// Mount namespaces let a case shrink a filesystem for real; asked only by
-// the cases that need them.
-bool user_namespaces_work() {
-  static const bool works = [] {
-    kd::SpawnSpec spec;
-    spec.argv = {"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/true"};
-    if (!exists(spec.argv[0])) return false;
-    kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(5), {});
-    return run.status.exited() && run.status.code == 0;
-  }();
-  return works;
-}
-
-#ifdef KERNODECK_SANITIZED
-// The asan build (cmake/KernodeckSanitizers.cmake) checks a check that carries
-// AddressSanitizer and LeakSanitizer. What they need, a few cases take away on purpose; those
-// cases are skipped in this build, with the reason, and run in the debian and pypi builds.
-std::string sanitizer_clash(const Case& c) {
-  const std::string elsewhere = "; the debian and pypi builds run this case";
-  for (const auto& [resource, value] : c.limits) {
-    if (resource == RLIMIT_AS) {
-      return "the check of the asan build cannot start under an address-space limit: "
-             "AddressSanitizer reserves terabytes of addresses for its shadow memory before "
-             "main()" + elsewhere;
-    }
-    if (resource == RLIMIT_NPROC && value < 2) {
-      return "under a process limit of 1 the check of the asan build ends in LeakSanitizer's "
-             "own error: its leak check at exit starts a thread, which the limit refuses" +
-             elsewhere;
-    }
-  }
-  if (c.hides_proc) {
-    return "the case hides /proc, which the asan build's check needs for LeakSanitizer's "
-           "check at exit (/proc/<pid>/task) and AddressSanitizer's stack bounds "
-           "(/proc/self/maps)" + elsewhere;
-  }
-  return {};
-}
-#endif
-
 }  // namespace
 
 std::string Runner::summary() const {
@@ -175,87 +135,6 @@ std::string Runner::summary() const {
 const Runner& runner() {
   static const Runner r = discover();
   return r;
-}
-
-namespace {
-
-std::optional<Unmet> unmet_gpu(const Case& c, const Runner& r) {
-  if (!r.gpu_present) {
-    return Unmet{"needs a GPU; this runner has none (" + r.gpu_evidence + ")", r.expect_gpu};
-  }
-  if (c.needs_gpu_index && *c.needs_gpu_index >= r.visible_gpus) {
-    return Unmet{"needs GPU index " + std::to_string(*c.needs_gpu_index) +
-                     "; this runner shows " + std::to_string(r.visible_gpus) + " GPU(s)",
-                 false};
-  }
-  return std::nullopt;
-}
-
-// What the check's libtorch must be built with.
-std::optional<Unmet> unmet_backend(Need need, const Runner& r) {
-  // The libtorch the probe module links, as a skip reason names it.
-  const std::string links =
-      "; the check's probe module links " +
-      (r.backend == "none"      ? std::string("a CPU-only libtorch")
-       : r.backend == "unknown" ? std::string("a libtorch of unknown backend")
-                                : "a libtorch built for " + r.backend);
-  if (need == Need::GpuBackend && r.backend != "cuda" && r.backend != "rocm") {
-    return Unmet{"needs a libtorch built with CUDA or HIP" + links, r.expect_gpu};
-  }
-  if (need == Need::CpuOnlyBackend && r.backend != "none") {
-    return Unmet{"needs a CPU-only libtorch" + links, false};
-  }
-  if (need == Need::CudaBackend && r.backend != "cuda") {
-    return Unmet{"needs a CUDA libtorch (the pypi variant: KERNODECK_TORCH=pypi)" + links, false};
-  }
-  return std::nullopt;
-}
-
-std::optional<Unmet> unmet_need(Need need, const Case& c, const Runner& r) {
-  switch (need) {
-    case Need::Gpu:
-      return unmet_gpu(c, r);
-    case Need::GpuBackend:
-    case Need::CpuOnlyBackend:
-    case Need::CudaBackend:
-      return unmet_backend(need, r);
-    case Need::NoGpu:
-      if (!r.gpu_present) return std::nullopt;
-      return Unmet{"shows what a machine without a GPU answers; this runner has one (" +
-                       r.gpu_evidence + ")",
-                   false};
-    case Need::NvidiaSmi:
-      if (r.nvidia_smi) return std::nullopt;
-      return Unmet{"needs nvidia-smi on PATH; none here", r.expect_gpu && r.backend != "rocm"};
-    case Need::UserNamespaces:
-      if (user_namespaces_work()) return std::nullopt;
-      return Unmet{"needs `unshare --user --map-root-user --mount` (user and mount "
-                   "namespaces), which this runner refuses",
-                   false};
-    case Need::ProbeModule:
-      if (r.probe_module) return std::nullopt;
-      return Unmet{"needs the check's probe module beside it (" +
-                       std::string(KERNODECK_PROBE_RELATIVE_PATH) +
-                       " relative to the binary); not found for " + r.check,
-                   true};
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::optional<Unmet> unmet_needs(const Case& c) {
-  const Runner& r = runner();
-  for (Need need : c.needs) {
-    if (auto unmet = unmet_need(need, c, r)) return unmet;
-  }
-  for (const auto& condition : c.runner_conditions) {
-    if (std::string why_not = condition(); !why_not.empty()) return Unmet{why_not, false};
-  }
-#ifdef KERNODECK_SANITIZED
-  if (std::string why_not = sanitizer_clash(c); !why_not.empty()) return Unmet{why_not, false};
-#endif
-  return std::nullopt;
 }
 
 }  // namespace kdh

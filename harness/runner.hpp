@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "case.hpp"
 
 namespace kdh {
 
@@ -34,13 +33,5 @@ struct Runner {
 };
 
 const Runner& runner();
-
-struct Unmet {
-  std::string reason;
-  bool fatal = false;  // a declared GPU runner that lacks what a GPU case needs
-};
-
-// Why `c` cannot run here, or nullopt.
-std::optional<Unmet> unmet_needs(const Case& c);
 
 }  // namespace kdh

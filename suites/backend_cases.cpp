@@ -9,7 +9,7 @@
 namespace {
 
 using kdh::Case;
-using kdh::Need;
+using kdh::Requirement;
 
 // The loader's own record of who asked for the GPU driver library: the audit
 // library (fixtures/load_audit.c) is loaded by every process of the check and
@@ -49,7 +49,7 @@ std::vector<Case> backend_cases() {
       Case("default_device_on_cpu_only_libtorch")
           .guards("the default device is cuda: a CPU-only libtorch is GPU_BACKEND_ABSENT (5), "
                   "never a CPU pass")
-          .needs_(Need::CpuOnlyBackend)
+          .needs(Requirement::CpuOnlyBackend)
           .outcome("GPU_BACKEND_ABSENT", "backend")
           .expect_field("/pytorch/backend", "none")
           .expect_null("/pytorch/cuda")
@@ -76,7 +76,7 @@ std::vector<Case> backend_cases() {
       watch_driver_loads(Case("cpu_mode_on_real_cuda_libtorch"))
           .guards("--device cpu on a real CUDA libtorch passes on the CPU, and no process of "
                   "the check asks for the GPU driver library (beyond NVIDIA's load-time probes)")
-          .needs_(Need::CudaBackend)
+          .needs(Requirement::CudaBackend)
           .args({"--device", "cpu"})
           .outcome("CPU_CHECK_PASSED", "complete")
           .expect_field("/tool/probe", "libtorch")
@@ -94,8 +94,8 @@ std::vector<Case> backend_cases() {
       watch_driver_loads(Case("default_device_asks_driver_real_cuda_libtorch"))
           .guards("the default device on a real CUDA libtorch asks for the GPU driver library, "
                   "in the worker only: the observation of the CPU case can see a load")
-          .needs_(Need::CudaBackend)
-          .needs_(Need::NoGpu)
+          .needs(Requirement::CudaBackend)
+          .needs(Requirement::NoGpu)
           .outcome("GPU_UNAVAILABLE", "device")
           .expect_field("/pytorch/backend", "cuda")
           .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {

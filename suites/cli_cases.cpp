@@ -7,11 +7,15 @@ namespace {
 using kdh::Case;
 using Kind = kdh::FileExpect::Kind;
 
-Case usage(const std::string& id, std::vector<std::string> args, const std::string& says) {
-  return Case(id)
-      .guards("Usage errors: a clear message on stderr, exit 2, nothing on stdout, no file written")
+Case usage(const std::string& id, std::vector<std::string> args, const std::string& says,
+           kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
+      .guards("Usage errors: a clear message on stderr, exit 2, nothing on stdout, no file "
+              "written, no worker started")
       .args(std::move(args))
       .usage_error(says)
+      .expect_no_new_files()
+      .expect_no_worker()
       .within(2.0);
 }
 
@@ -57,6 +61,9 @@ std::vector<Case> cli_cases() {
       usage("output_empty_name", {"--output", ""}, "--output"),
       usage("usage_error_writes_no_file",
             {"--device", "cpu", "--output", "{tmp}/report.json", "--timeout", "1"}, "--timeout")
+          .expect_file(Kind::Absent, "report.json"),
+      usage("unknown_option_with_output",
+            {"--device", "cpu", "--output", "{tmp}/report.json", "--frobnicate"}, "--frobnicate")
           .expect_file(Kind::Absent, "report.json"),
       Case("timeout_5_accepted")
           .guards("--timeout accepts 5 to 120 inclusive")

@@ -9,7 +9,7 @@
 namespace {
 
 using kdh::Case;
-using kdh::Need;
+using kdh::Requirement;
 
 // The pytorch.cuda of a real CUDA libtorch: the version its wheel records,
 // or at least a version where the library does not say.
@@ -29,11 +29,12 @@ void expect_torch_cuda_version(const kdh::CaseRun& run, std::vector<std::string>
 // The real CUDA libtorch on a machine without a GPU or driver: the default
 // device is GPU_UNAVAILABLE, whatever the exposure or the index asked, since
 // no GPU is usable before any index is looked at.
-Case cuda_libtorch_without_gpu(const std::string& id, const std::string& promise) {
-  return Case(id)
+Case cuda_libtorch_without_gpu(const std::string& id, const std::string& promise,
+                               kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
       .guards(promise)
-      .needs_(Need::CudaBackend)
-      .needs_(Need::NoGpu)
+      .needs(Requirement::CudaBackend)
+      .needs(Requirement::NoGpu)
       .outcome("GPU_UNAVAILABLE", "device")
       .expect_field("/tool/probe", "libtorch")
       .expect_field("/pytorch/backend", "cuda")

@@ -7,7 +7,7 @@
 namespace {
 
 using kdh::Case;
-using kdh::Need;
+using kdh::Requirement;
 
 constexpr int kMaxIndexCases = 8;
 
@@ -18,7 +18,7 @@ std::vector<Case> gpu_device_cases() {
                         .guards("the fixed computation passes on each visible GPU: "
                                 "GPU_CHECK_PASSED (0), synchronized, with allocator counters")
                         .needs_index(k)
-                        .needs_(Need::GpuBackend)
+                        .needs(Requirement::GpuBackend)
                         .args({"--device-index", "{gpu_index}"})
                         .outcome("GPU_CHECK_PASSED", "complete")
                         .expect_field("/execution/device", "cuda:{gpu_index}")
@@ -31,8 +31,8 @@ std::vector<Case> gpu_device_cases() {
   cases.push_back(Case("gpu_hidden_real")
                       .guards("a real GPU hidden from the process is GPU_UNAVAILABLE (6), never a "
                               "CPU pass")
-                      .needs_(Need::Gpu)
-                      .needs_(Need::GpuBackend)
+                      .needs(Requirement::Gpu)
+                      .needs(Requirement::GpuBackend)
                       .env("CUDA_VISIBLE_DEVICES", "")
                       .env("HIP_VISIBLE_DEVICES", "")
                       .env("ROCR_VISIBLE_DEVICES", "")
@@ -41,14 +41,14 @@ std::vector<Case> gpu_device_cases() {
                       .expect_null("/execution/device"));
   cases.push_back(Case("gpu_index_equal_to_count_real")
                       .guards("an index equal to the real visible count is DEVICE_INDEX_INVALID (7)")
-                      .needs_(Need::Gpu)
-                      .needs_(Need::GpuBackend)
+                      .needs(Requirement::Gpu)
+                      .needs(Requirement::GpuBackend)
                       .args({"--device-index", "{gpu_count}"})
                       .outcome("DEVICE_INDEX_INVALID", "device"));
   cases.push_back(Case("gpu_index_negative_real")
                       .guards("a negative index on a real GPU is DEVICE_INDEX_INVALID (7)")
-                      .needs_(Need::Gpu)
-                      .needs_(Need::GpuBackend)
+                      .needs(Requirement::Gpu)
+                      .needs(Requirement::GpuBackend)
                       .args({"--device-index", "-1"})
                       .outcome("DEVICE_INDEX_INVALID", "device"));
   return cases;
@@ -58,14 +58,14 @@ std::vector<Case> gpu_compute_cases() {
   return {
       Case("gpu_parent_never_touches_driver")
           .guards("the GPU driver is never initialised in the parent process")
-          .needs_(Need::Gpu)
-          .needs_(Need::GpuBackend)
+          .needs(Requirement::Gpu)
+          .needs(Requirement::GpuBackend)
           .watch_processes()
           .outcome("GPU_CHECK_PASSED", "complete"),
       Case("cpu_mode_on_gpu_machine")
           .guards("--device cpu on a GPU machine runs on the CPU and asks nothing of the driver")
-          .needs_(Need::Gpu)
-          .needs_(Need::GpuBackend)
+          .needs(Requirement::Gpu)
+          .needs(Requirement::GpuBackend)
           .args({"--device", "cpu"})
           .outcome("CPU_CHECK_PASSED", "complete")
           .expect_null("/pytorch/gpu_available")
@@ -77,8 +77,8 @@ std::vector<Case> gpu_host_cases() {
   return {
       Case("nvidia_smi_real")
           .guards("the host check reads the real nvidia-smi: driver version and total memory")
-          .needs_(Need::Gpu)
-          .needs_(Need::NvidiaSmi)
+          .needs(Requirement::Gpu)
+          .needs(Requirement::NvidiaSmi)
           .args({"--host-check"})
           .expect_field("/host/status", "ok")
           .expect_not_null("/host/driver_version")

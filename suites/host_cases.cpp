@@ -7,8 +7,9 @@ namespace {
 
 using kdh::Case;
 
-Case host_case(const std::string& id, const std::string& smi_folder, const std::string& status) {
-  return Case(id)
+Case host_case(const std::string& id, const std::string& smi_folder, const std::string& status,
+               kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
       .env("PATH", "{fixtures}/" + smi_folder + ":/usr/bin:/bin")
       .with_fault("gpus=1")
       .args({"--device", "cpu", "--host-check"})

@@ -20,7 +20,7 @@
 namespace {
 
 using kdh::Case;
-using kdh::Need;
+using kdh::Requirement;
 
 // Puts, under {tmp}/lib, a file under the name of every libc10 the check's
 // probe module needs; LD_LIBRARY_PATH={tmp}/lib then makes the real libtorch
@@ -140,14 +140,15 @@ std::string hide_cublas(const std::string& tmp) {
 // device, the message naming the missing file and no folder.
 Case cuda_dependency_hidden(const std::string& id, const std::string& what,
                             std::string (*hide)(const std::string&), const std::string& library,
-                            std::vector<std::string> args) {
-  return Case(id)
+                            std::vector<std::string> args,
+                            kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
       .guards("a CUDA libtorch whose " + what +
               " cannot be found is TORCH_IMPORT_FAILED (4), naming the missing library by "
               "file name, whatever the device asked")
-      .needs_(Need::ProbeModule)
-      .needs_(Need::CudaBackend)
-      .needs_(Need::UserNamespaces)
+      .needs(Requirement::ProbeModule)
+      .needs(Requirement::CudaBackend)
+      .needs(Requirement::UserNamespaces)
       .prepare(hide, "every " + library + "* the loader could find for the probe covered, in "
                      "a mount namespace, by links to everything else")
       .wrap({"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh",
@@ -177,8 +178,8 @@ std::vector<Case> import_cases() {
       Case("torch_unreachable")
           .guards("libtorch that cannot be found is TORCH_MISSING (3): the real probe, with "
                   "libtorch's files hidden from the loader")
-          .needs_(Need::ProbeModule)
-          .needs_(Need::UserNamespaces)
+          .needs(Requirement::ProbeModule)
+          .needs(Requirement::UserNamespaces)
           .prepare(hide_libtorch, "libtorch's folders covered, in a mount namespace, by links "
                                   "to everything but libtorch and libc10")
           .wrap({"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh",
@@ -191,7 +192,7 @@ std::vector<Case> import_cases() {
           .expect_field_lacks("/error/message", "/"),
       Case("torch_unloadable_undefined_symbol")
           .guards("libtorch found but failing to load (bad symbol) is TORCH_IMPORT_FAILED (4)")
-          .needs_(Need::ProbeModule)
+          .needs(Requirement::ProbeModule)
           .prepare(symbol_less_libc10, "a libc10 without its symbols first on LD_LIBRARY_PATH")
           .env("LD_LIBRARY_PATH", "{tmp}/lib")
           .args({"--device", "cpu"})
@@ -201,7 +202,7 @@ std::vector<Case> import_cases() {
           .expect_field_lacks("/error/message", "/"),
       Case("torch_unloadable_not_elf")
           .guards("a corrupt libtorch library file is TORCH_IMPORT_FAILED (4), never a pass")
-          .needs_(Need::ProbeModule)
+          .needs(Requirement::ProbeModule)
           .prepare(truncated_libc10, "a truncated libc10 file first on LD_LIBRARY_PATH")
           .env("LD_LIBRARY_PATH", "{tmp}/lib")
           .args({"--device", "cpu"})

@@ -11,12 +11,12 @@
 namespace {
 
 using kdh::Case;
-using kdh::Need;
+using kdh::Requirement;
 using Kind = kdh::FileExpect::Kind;
 
 // Refused before any work: fast, and libtorch was never loaded.
-Case refused(const std::string& id) {
-  return Case(id)
+Case refused(const std::string& id, kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
       .args({"--device", "cpu", "--output", "{tmp}/report.json"})
       .outcome("OUTPUT_WRITE_FAILED", "output")
       .expect_field("/output/requested", true)
@@ -91,7 +91,7 @@ std::vector<Case> output_cases() {
           .expect_file(Kind::Absent, "report.json"),
       Case("write_fails_disk_full")
           .guards("a write failing on a full disk is exit 12, no partial and no temporary file")
-          .needs_(Need::UserNamespaces)
+          .needs(Requirement::UserNamespaces)
           .directory("full")
           .wrap({"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
                  "mount -t tmpfs -o size=16k kdfull {tmp}/full || exit 90; "

@@ -11,8 +11,8 @@ namespace {
 using kdh::Case;
 using Kind = kdh::FileExpect::Kind;
 
-Case interrupted(const std::string& id, int sig) {
-  return Case(id)
+Case interrupted(const std::string& id, int sig, kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
       .with_fault("hang=compute")
       .args({"--timeout", "60", "--output", "{tmp}/report.json"})
       .send_signal(1.0, sig)

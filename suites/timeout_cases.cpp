@@ -7,8 +7,9 @@ namespace {
 using kdh::Case;
 
 // The limit is 5 s; the verdict must come after it and within 0.5 s of it.
-Case timed(const std::string& id, const std::string& fault, const std::string& stage) {
-  return Case(id)
+Case timed(const std::string& id, const std::string& fault, const std::string& stage,
+           kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
       .with_fault(fault)
       .args({"--timeout", "5"})
       .outcome("TIMEOUT", stage)

@@ -1,0 +1,133 @@
+#include "manipulations.hpp"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "util/files.hpp"
+
+namespace kdh {
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0;
+}
+
+// The cgroup of this process for `controller` (v1), or its unified cgroup (v2) when empty.
+std::string own_cgroup_path(const std::string& controller) {
+  std::ifstream in("/proc/self/cgroup");
+  for (std::string line; std::getline(in, line);) {
+    size_t a = line.find(':');
+    size_t b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string controllers = line.substr(a + 1, b - a - 1);
+    std::stringstream list(controllers);
+    for (std::string c; std::getline(list, c, ',');) {
+      if (c == controller) return line.substr(b + 1);
+    }
+    if (controller.empty() && controllers.empty()) return line.substr(b + 1);
+  }
+  return "";
+}
+
+std::string cgroup_name() { return "kd-environment-" + std::to_string(getpid()); }
+
+}  // namespace
+
+std::string write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  return out.flush() ? "" : "cannot write " + path;
+}
+
+std::vector<std::string> as_user(uid_t uid) {
+  std::string id = std::to_string(uid);
+  return {kSetpriv, "--reuid=" + id, "--regid=" + id, "--clear-groups", "--"};
+}
+
+uid_t nameless_uid() {
+  static const uid_t uid = [] {
+    uid_t candidate = 1000000 + static_cast<uid_t>(getpid());
+    while (getpwuid(candidate) != nullptr) ++candidate;
+    return candidate;
+  }();
+  return uid;
+}
+
+Preparation user_folder(uid_t uid, const std::string& name) {
+  return [uid, name](const std::string& tmp) -> std::string {
+    if (chmod(tmp.c_str(), 0755) != 0) return "cannot open " + tmp + " to others";
+    if (name.empty()) return "";
+    std::string dir = tmp + "/" + name;
+    if (mkdir(dir.c_str(), 0755) != 0 || chown(dir.c_str(), uid, uid) != 0) {
+      return "cannot make " + name + " for uid " + std::to_string(uid);
+    }
+    return "";
+  };
+}
+
+std::vector<std::string> in_mount_namespace(const std::string& setup) {
+  return {kUnshare, "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
+          setup + " || exit 90; exec \"$@\"", "sh"};
+}
+
+std::optional<CgroupPlace> cgroup_place(std::string& why_not) {
+  if (exists("/sys/fs/cgroup/memory/memory.limit_in_bytes") ||
+      exists("/sys/fs/cgroup/memory/cgroup.procs")) {
+    std::string own = own_cgroup_path("memory");
+    return CgroupPlace{"/sys/fs/cgroup/memory", "memory.limit_in_bytes",
+                       "memory.memsw.limit_in_bytes",
+                       "/sys/fs/cgroup/memory" + (own == "/" ? "" : own) + "/cgroup.procs"};
+  }
+  auto controllers = kd::read_file("/sys/fs/cgroup/cgroup.subtree_control", 4096);
+  if (controllers && controllers->find("memory") != std::string::npos) {
+    std::string own = own_cgroup_path("");
+    return CgroupPlace{"/sys/fs/cgroup", "memory.max", "memory.swap.max",
+                       "/sys/fs/cgroup" + (own == "/" ? "" : own) + "/cgroup.procs"};
+  }
+  why_not = "no memory controller offered to new cgroups under /sys/fs/cgroup (neither a v1 "
+            "memory hierarchy nor memory in the v2 root's cgroup.subtree_control)";
+  return std::nullopt;
+}
+
+Preparation memory_cgroup(rlim_t bytes) {
+  return [bytes](const std::string& tmp) -> std::string {
+    std::string reason;
+    auto place = cgroup_place(reason);
+    if (!place) return reason;
+    std::string cg = place->root + "/" + cgroup_name();
+    if (mkdir(cg.c_str(), 0755) != 0) return "cannot make " + cg;
+    if (!write_text_file(cg + "/" + place->limit_file, std::to_string(bytes) + "\n").empty()) {
+      rmdir(cg.c_str());
+      return "cannot set " + place->limit_file + " of " + cg;
+    }
+    // No swap to escape to (where the controller offers the setting).
+    if (exists(cg + "/" + place->swap_file)) {
+      write_text_file(cg + "/" + place->swap_file,
+                      (place->swap_file == "memory.swap.max" ? std::string("0")
+                                                             : std::to_string(bytes)) + "\n");
+    }
+    return write_text_file(tmp + "/cgroup.sh",
+                           "echo $$ > '" + cg + "/cgroup.procs' || exit 90\n"
+                           "\"$@\"\nrc=$?\n"
+                           "echo $$ > '" + place->home_procs + "'\n"
+                           "rmdir '" + cg + "'\n"
+                           "exit $rc\n");
+  };
+}
+
+void cgroup_removed(const CaseRun&, std::vector<std::string>& problems) {
+  std::string reason;
+  auto place = cgroup_place(reason);
+  std::string cg = place ? place->root + "/" + cgroup_name() : "";
+  if (!cg.empty() && exists(cg)) {
+    problems.push_back("the case's cgroup " + cg + " was left behind");
+    rmdir(cg.c_str());
+  }
+}
+
+}  // namespace kdh

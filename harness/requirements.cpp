@@ -1,0 +1,278 @@
+#include "requirements.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "case.hpp"
+#include "manipulations.hpp"
+#include "runner.hpp"
+#include "supervisor.hpp"
+
+namespace kdh {
+namespace {
+
+using Probe = std::optional<Unmet> (*)(const Runner&);
+
+struct Entry {
+  RequirementInfo info;
+  Probe probe;
+};
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0;
+}
+
+std::optional<Unmet> met() { return std::nullopt; }
+std::optional<Unmet> skip(std::string reason) { return Unmet{std::move(reason), false}; }
+
+// ---- the GPU and the libtorch -----------------------------------------------------------------
+
+std::optional<Unmet> probe_gpu(const Runner& r) {
+  if (r.gpu_present) return met();
+  return Unmet{"needs a GPU; this runner has none (" + r.gpu_evidence + ")", r.expect_gpu};
+}
+
+// The libtorch the probe module links, as a skip reason names it.
+std::string links(const Runner& r) {
+  return "; the check's probe module links " +
+         (r.backend == "none"      ? std::string("a CPU-only libtorch")
+          : r.backend == "unknown" ? std::string("a libtorch of unknown backend")
+                                   : "a libtorch built for " + r.backend);
+}
+
+std::optional<Unmet> probe_gpu_backend(const Runner& r) {
+  if (r.backend == "cuda" || r.backend == "rocm") return met();
+  return Unmet{"needs a libtorch built with CUDA or HIP" + links(r), r.expect_gpu};
+}
+
+std::optional<Unmet> probe_cpu_only_backend(const Runner& r) {
+  if (r.backend == "none") return met();
+  return skip("needs a CPU-only libtorch" + links(r));
+}
+
+std::optional<Unmet> probe_cuda_backend(const Runner& r) {
+  if (r.backend == "cuda") return met();
+  return skip("needs a CUDA libtorch (the pypi variant: KERNODECK_TORCH=pypi)" + links(r));
+}
+
+std::optional<Unmet> probe_no_gpu(const Runner& r) {
+  if (!r.gpu_present) return met();
+  return skip("shows what a machine without a GPU answers; this runner has one (" +
+              r.gpu_evidence + ")");
+}
+
+std::optional<Unmet> probe_nvidia_smi(const Runner& r) {
+  if (r.nvidia_smi) return met();
+  return Unmet{"needs nvidia-smi on PATH; none here", r.expect_gpu && r.backend != "rocm"};
+}
+
+std::optional<Unmet> probe_probe_module(const Runner& r) {
+  if (r.probe_module) return met();
+  return Unmet{"needs the check's probe module beside it (" +
+                   std::string(KERNODECK_PROBE_RELATIVE_PATH) +
+                   " relative to the binary); not found for " + r.check,
+               true};
+}
+
+// ---- what the runner lets a case change -------------------------------------------------------
+
+kd::RunResult run_briefly(std::vector<std::string> argv, bool merge_err) {
+  kd::SpawnSpec spec;
+  spec.argv = std::move(argv);
+  spec.merge_err_into_out = merge_err;
+  return kd::run_supervised(spec, kd::deadline_in(20), {});
+}
+
+std::optional<Unmet> probe_user_namespaces(const Runner&) {
+  if (exists(kUnshare)) {
+    kd::RunResult run =
+        run_briefly({kUnshare, "--user", "--map-root-user", "--mount", "/bin/true"}, false);
+    if (run.status.exited() && run.status.code == 0) return met();
+  }
+  return skip("needs `unshare --user --map-root-user --mount` (user and mount namespaces), "
+              "which this runner refuses");
+}
+
+// The line of `ldd`'s answer that says what is missing, or its first one.
+std::string telling_line(const std::string& out) {
+  size_t start = 0;
+  if (size_t missing = out.find("not found"); missing != std::string::npos) {
+    size_t newline = out.rfind('\n', missing);
+    start = newline == std::string::npos ? 0 : newline + 1;
+  }
+  return out.substr(start, out.find('\n', start) - start);
+}
+
+// Root can become another user; the check, its probe module and the libraries the probe needs
+// must then be reachable for that user (a build under a home closed to others is not).
+std::optional<Unmet> probe_another_user(const Runner& r) {
+  if (getuid() != 0) {
+    return skip("becoming another user needs root; the suite runs as uid " +
+                std::to_string(getuid()));
+  }
+  if (!exists(kSetpriv)) return skip(std::string("needs ") + kSetpriv + " (util-linux)");
+  if (!r.probe_module) return skip("the check's probe module is not beside it");
+  std::vector<std::string> argv = as_user(kNobody);
+  argv.insert(argv.end(), {"/bin/sh", "-c",
+                           "test -x \"$1\" || { echo \"cannot run $1\"; exit 1; }; "
+                           "test -r \"$2\" || { echo \"cannot read $2\"; exit 1; }; "
+                           "exec /usr/bin/ldd \"$2\"",
+                           "sh", r.check, *r.probe_module});
+  kd::RunResult run = run_briefly(argv, true);
+  const std::string& out = run.out.data;
+  if (run.status.exited() && run.status.code == 0 && out.find("not found") == std::string::npos) {
+    return met();
+  }
+  std::string line = telling_line(out);
+  return skip("as another user (uid " + std::to_string(kNobody) +
+              ") the check or its libraries cannot be reached, a folder above them being closed "
+              "to others (" + (line.empty() ? run.status.describe() : line) + ")");
+}
+
+std::optional<Unmet> probe_memory_cgroup(const Runner&) {
+  std::string reason;
+  auto place = cgroup_place(reason);
+  if (!place) return skip(reason);
+  std::string probe = place->root + "/kd-probe-" + std::to_string(getpid());
+  if (mkdir(probe.c_str(), 0755) != 0) {
+    return skip("cannot make a cgroup under " + place->root + ": " + strerror(errno) +
+                " (the runner does not delegate cgroups)");
+  }
+  bool limited = exists(probe + "/" + place->limit_file);
+  rmdir(probe.c_str());
+  if (!limited) return skip("a new cgroup under " + place->root + " has no " + place->limit_file);
+  if (!exists(place->home_procs)) return skip("cannot find this process's own cgroup to return to");
+  return met();
+}
+
+std::optional<Unmet> probe_decimal_comma_locale(const Runner&) {
+  std::string list = run_briefly({"/usr/bin/locale", "-a"}, false).out.data;
+  std::transform(list.begin(), list.end(), list.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (list.find("de_de.utf8") != std::string::npos) return met();
+  return skip("the locale de_DE.UTF-8 is not installed here (./ci/setup generates it)");
+}
+
+// ---- what the sanitizers' runtime needs --------------------------------------------------------
+
+// The asan build (cmake/KernodeckSanitizers.cmake) checks a check that carries AddressSanitizer
+// and LeakSanitizer: a case that takes away what they need is skipped there, and runs in the
+// debian and pypi builds.
+std::optional<Unmet> unsanitized(const char* reason) {
+#ifdef KERNODECK_SANITIZED
+  return skip(std::string(reason) + "; the debian and pypi builds run this case");
+#else
+  (void)reason;
+  return met();
+#endif
+}
+
+std::optional<Unmet> probe_address_space_limit(const Runner&) {
+  return unsanitized("the check of the asan build cannot start under an address-space limit: "
+                     "AddressSanitizer reserves terabytes of addresses for its shadow memory "
+                     "before main()");
+}
+
+std::optional<Unmet> probe_process_limit_of_one(const Runner&) {
+  return unsanitized("under a process limit of 1 the check of the asan build ends in "
+                     "LeakSanitizer's own error: its leak check at exit starts a thread, which "
+                     "the limit refuses");
+}
+
+std::optional<Unmet> probe_without_proc(const Runner&) {
+  return unsanitized("the case hides /proc, which the asan build's check needs for "
+                     "LeakSanitizer's check at exit (/proc/<pid>/task) and AddressSanitizer's "
+                     "stack bounds (/proc/self/maps)");
+}
+
+const std::vector<Entry>& registry() {
+  using R = Requirement;
+  static const std::vector<Entry> entries = {
+      {{R::Gpu, "gpu", "a GPU device node (/dev/nvidiaN, or /dev/kfd with a render node)"},
+       probe_gpu},
+      {{R::GpuBackend, "gpu-backend", "the check's libtorch built with CUDA or HIP"},
+       probe_gpu_backend},
+      {{R::CpuOnlyBackend, "cpu-only-backend", "the check's libtorch built with neither"},
+       probe_cpu_only_backend},
+      {{R::CudaBackend, "cuda-backend", "the check's libtorch built with CUDA"},
+       probe_cuda_backend},
+      {{R::NoGpu, "no-gpu", "no GPU device node on the runner"}, probe_no_gpu},
+      {{R::NvidiaSmi, "nvidia-smi", "nvidia-smi on the runner's PATH"}, probe_nvidia_smi},
+      {{R::ProbeModule, "probe-module", "the check's probe module beside it"},
+       probe_probe_module},
+      {{R::UserNamespaces, "user-namespaces",
+        "`unshare --user --map-root-user --mount` works"},
+       probe_user_namespaces},
+      {{R::AnotherUser, "another-user",
+        "root, and the check and its libraries reachable for the user nobody"},
+       probe_another_user},
+      {{R::MemoryCgroup, "memory-cgroup", "a memory cgroup of the case's own can be made"},
+       probe_memory_cgroup},
+      {{R::DecimalCommaLocale, "decimal-comma-locale", "the locale de_DE.UTF-8 installed"},
+       probe_decimal_comma_locale},
+      {{R::StartsUnderAddressSpaceLimit, "starts-under-address-space-limit",
+        "a check that can start under an address-space limit (not the asan build)"},
+       probe_address_space_limit},
+      {{R::ExitsUnderProcessLimitOfOne, "exits-under-process-limit-of-one",
+        "a check that can end under a process limit of 1 (not the asan build)"},
+       probe_process_limit_of_one},
+      {{R::RunsWithoutProc, "runs-without-proc",
+        "a check that can run without /proc (not the asan build)"},
+       probe_without_proc},
+  };
+  return entries;
+}
+
+const Entry& entry(Requirement requirement) {
+  for (const Entry& e : registry()) {
+    if (e.info.requirement == requirement) return e;
+  }
+  std::abort();  // every enumerator has its row (the registry's unit test holds it)
+}
+
+}  // namespace
+
+const std::vector<RequirementInfo>& all_requirements() {
+  static const std::vector<RequirementInfo> infos = [] {
+    std::vector<RequirementInfo> all;
+    for (const Entry& e : registry()) all.push_back(e.info);
+    return all;
+  }();
+  return infos;
+}
+
+const RequirementInfo& info(Requirement requirement) { return entry(requirement).info; }
+
+std::optional<Unmet> unmet(Requirement requirement) {
+  // Probed once each, whichever thread asks first.
+  static std::mutex mutex;
+  static std::map<Requirement, std::optional<Unmet>> probed;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = probed.find(requirement);
+  if (found == probed.end()) {
+    found = probed.emplace(requirement, entry(requirement).probe(runner())).first;
+  }
+  return found->second;
+}
+
+std::optional<Unmet> unmet_requirements(const Case& c) {
+  for (Requirement requirement : c.requirements) {
+    if (auto why_not = unmet(requirement)) return why_not;
+  }
+  const Runner& r = runner();
+  if (c.needs_gpu_index && *c.needs_gpu_index >= r.visible_gpus) {
+    return skip("needs GPU index " + std::to_string(*c.needs_gpu_index) + "; this runner shows " +
+                std::to_string(r.visible_gpus) + " GPU(s)");
+  }
+  return met();
+}
+
+}  // namespace kdh

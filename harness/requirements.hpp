@@ -1,0 +1,61 @@
+// What a runner must offer for a case to be meaningful, as named requirements (as LLVM lit's
+// REQUIRES: features): a case table only declares them,
+//
+//   Case("nobody_user").needs(Requirement::AnotherUser) ...
+//
+// and this registry probes each one once per run, and owns its skip reason. No suite probes the
+// runner, skips by itself or guesses from a case's manipulation; `kernodeck-requirements` prints
+// the registry and what this runner meets.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kdh {
+
+struct Case;
+
+enum class Requirement {
+  Gpu,              // a GPU device node; KERNODECK_EXPECT_GPU=1 turns "missing" into a failure
+  GpuBackend,       // the check's libtorch was built with CUDA or HIP
+  CpuOnlyBackend,   // the check's libtorch was built with neither
+  CudaBackend,      // the check's libtorch was built with CUDA (not HIP)
+  NoGpu,            // no GPU on the runner: shows what a GPU-less machine answers
+  NvidiaSmi,        // nvidia-smi on the runner's PATH
+  ProbeModule,      // the check's probe module can be found beside it
+  UserNamespaces,   // `unshare --user --map-root-user --mount` works here
+  AnotherUser,      // root, able to run the check as another user who can reach it
+  MemoryCgroup,     // a memory cgroup can be made (and left) here
+  DecimalCommaLocale,  // the locale de_DE.UTF-8 is installed
+  // What the sanitizers' own runtime needs, and a case takes away on purpose:
+  StartsUnderAddressSpaceLimit,  // the check can start under RLIMIT_AS
+  ExitsUnderProcessLimitOfOne,   // the check can end under RLIMIT_NPROC 1
+  RunsWithoutProc,               // the check can run without /proc
+};
+
+// A requirement's name (as `kernodeck-requirements` and the docs show it) and what it asks of
+// the runner, in words.
+struct RequirementInfo {
+  Requirement requirement;
+  const char* name;
+  const char* asks;
+};
+
+// Every requirement, in declaration order.
+const std::vector<RequirementInfo>& all_requirements();
+const RequirementInfo& info(Requirement requirement);
+
+struct Unmet {
+  std::string reason;
+  bool fatal = false;  // a declared GPU runner that lacks what a GPU case needs
+};
+
+// Whether this runner meets `requirement`, probed once per process (a case's GPU index, when it
+// names one, is judged per case).
+std::optional<Unmet> unmet(Requirement requirement);
+
+// Why `c` cannot run here (its first unmet requirement), or nullopt.
+std::optional<Unmet> unmet_requirements(const Case& c);
+
+}  // namespace kdh

@@ -1,4 +1,4 @@
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 
 #include "util/signals.hpp"
 

@@ -1,5 +1,5 @@
-// Covers supervisor.hpp: spawning, wait-status decoding, deadlines, group teardown, captures and the event pipe.
-#include "supervisor.hpp"
+// Covers kd/supervisor.hpp: spawning, wait-status decoding, deadlines, group teardown, captures and the event pipe.
+#include "kd/supervisor.hpp"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "temp_dir.hpp"
+#include "util/tests/temp_dir.hpp"
 
 #ifndef KD_TEST_PROCESS_CHILD
 #error "KD_TEST_PROCESS_CHILD must name the fixture program"

@@ -14,8 +14,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 
 extern char** environ;
@@ -25,14 +27,19 @@ namespace {
 
 // ---- signals -------------------------------------------------------------
 
+// Set once, before the handler that writes to it is installed; read by every
+// run, each of which passes through the same std::call_once first.
 int g_signal_pipe[2] = {-1, -1};
-volatile sig_atomic_t g_pending_interrupt = 0;
-bool g_installed = false;
-bool g_catch_interrupts = false;
+// Set by the handler, read by any thread: a lock-free atomic is safe in both.
+std::atomic<int> g_pending_interrupt{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+std::atomic<bool> g_catch_interrupts{false};
+std::once_flag g_installed;
+std::once_flag g_interrupts_installed;
 
 void on_signal(int sig) {
   int saved = errno;
-  if (sig != SIGCHLD) g_pending_interrupt = sig;
+  if (sig != SIGCHLD) g_pending_interrupt.store(sig);
   unsigned char byte = static_cast<unsigned char>(sig);
   // Non-blocking: when the pipe is full, a wake-up is already pending.
   ssize_t ignored = write(g_signal_pipe[1], &byte, 1);
@@ -45,6 +52,31 @@ void drain_signal_pipe() {
   unsigned char buf[64];
   while (read(g_signal_pipe[0], buf, sizeof buf) > 0) {
   }
+}
+
+// What every run needs: the wake-up pipe and SIGCHLD's handler; SIGPIPE and
+// SIGXFSZ ignored.
+void install_run_handling() {
+  if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    g_signal_pipe[0] = g_signal_pipe[1] = -1;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+  sigaction(SIGCHLD, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
+}
+
+// SIGINT, SIGTERM and SIGHUP caught, for a caller that ends its children first.
+void install_interrupt_handling() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  g_catch_interrupts.store(true);
 }
 
 // ---- file descriptors ----------------------------------------------------
@@ -247,30 +279,13 @@ WaitStatus status_from_siginfo(const siginfo_t& info) {
 // ---- public --------------------------------------------------------------
 
 void install_signal_handling(bool catch_interrupts) {
-  if (!g_installed) {
-    if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-      g_signal_pipe[0] = g_signal_pipe[1] = -1;
-    }
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-    sigaction(SIGCHLD, &sa, nullptr);
-    signal(SIGPIPE, SIG_IGN);
-    signal(SIGXFSZ, SIG_IGN);
-    g_installed = true;
-  }
-  if (catch_interrupts && !g_catch_interrupts) {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-    g_catch_interrupts = true;
-  }
+  // Once per process, race-free: the harness starts its first runs from
+  // several threads at the same moment.
+  std::call_once(g_installed, install_run_handling);
+  if (catch_interrupts) std::call_once(g_interrupts_installed, install_interrupt_handling);
 }
 
-int pending_interrupt() { return g_pending_interrupt; }
+int pending_interrupt() { return g_pending_interrupt.load(); }
 
 void die_by_signal(int sig) {
   signal(sig, SIG_DFL);
@@ -402,8 +417,8 @@ class Supervisor {
         result_.end = RunEnd::Exited;
         return;
       }
-      if (g_catch_interrupts && g_pending_interrupt != 0) {
-        result_.interrupt_signal = g_pending_interrupt;
+      if (const int sig = g_pending_interrupt.load(); sig != 0 && g_catch_interrupts.load()) {
+        result_.interrupt_signal = sig;
         return stop(RunEnd::Interrupted);
       }
       const auto now = Clock::now();

@@ -1,4 +1,5 @@
-// Covers kd/supervisor.hpp: spawning, wait-status decoding, deadlines, group teardown, captures and the event pipe.
+// Covers kd/supervisor.hpp: spawning, wait-status decoding, deadlines, group teardown, captures
+// and the event pipe. From several threads at once: supervisor_threads_test.cpp.
 #include "kd/supervisor.hpp"
 
 #include <errno.h>
@@ -19,15 +20,13 @@
 #include <thread>
 #include <vector>
 
+#include "child.hpp"
 #include "util/tests/temp_dir.hpp"
-
-#ifndef KD_TEST_PROCESS_CHILD
-#error "KD_TEST_PROCESS_CHILD must name the fixture program"
-#endif
 
 namespace kd {
 namespace {
 
+using test::child;
 using test::TempDir;
 using Lines = std::vector<std::string>;
 
@@ -35,13 +34,6 @@ using Lines = std::vector<std::string>;
 constexpr double kSlack = 1.5;
 // A bound for runs that should end on their own.
 constexpr double kLongDeadline = 30.0;
-
-SpawnSpec child(const std::vector<std::string>& args) {
-  SpawnSpec spec;
-  spec.argv = {KD_TEST_PROCESS_CHILD};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  return spec;
-}
 
 RunResult run(const SpawnSpec& spec, double deadline_s = kLongDeadline,
               const RunHooks& hooks = {}) {

@@ -215,6 +215,28 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   _exit(127);
 }
 
+// In the child, before it unblocks signals: a handler of the parent must not
+// run here (it would act on the parent's state: its signal pipe is still
+// open), so each signal caught goes back to its default. Dispositions set to
+// "ignore" survive exec; those the program expects at default are reset too.
+void restore_default_dispositions() {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction current {};
+    // The C library's own signals cannot be asked about, and SIGKILL and
+    // SIGSTOP are always at default: none of them holds a handler.
+    if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler != SIG_DFL &&
+        current.sa_handler != SIG_IGN) {
+      sigaction(sig, &dfl, nullptr);
+    }
+  }
+  for (int sig : {SIGPIPE, SIGXFSZ, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT}) {
+    sigaction(sig, &dfl, nullptr);
+  }
+}
+
 // Only async-signal-safe calls between fork and exec.
 [[noreturn]] void exec_child(const SpawnSpec& spec, pid_t parent, char* const* argv,
                              char* const* envp, int out_w, int err_w, int ev_w, int errpipe_w) {
@@ -224,17 +246,12 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
   }
-  // Dispositions set to "ignore" survive exec; handlers do not. Give the
-  // program the defaults it expects.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  for (int sig : {SIGPIPE, SIGXFSZ, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT}) {
-    sigaction(sig, &dfl, nullptr);
-  }
+  // Every signal has been blocked since before the fork (Supervisor::fork_child):
+  // only once no handler of the parent is left may one be delivered here.
+  restore_default_dispositions();
   sigset_t none;
   sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  pthread_sigmask(SIG_SETMASK, &none, nullptr);
 
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull < 0) fail(errno);
@@ -348,14 +365,7 @@ class Supervisor {
     std::vector<char*> argv = c_strings(spec_.argv);
     std::vector<char*> envp;
     if (spec_.env) envp = c_strings(*spec_.env);
-    const pid_t parent = getpid();
-    pid_ = fork();
-    if (pid_ < 0) return spawn_failed(errno);
-    if (pid_ == 0) {
-      exec_child(spec_, parent, argv.data(), spec_.env ? envp.data() : nullptr,
-                 out_.write_end.get(), err_.write_end.get(), ev_.write_end.get(),
-                 errpipe_.write_end.get());
-    }
+    if (!fork_child(argv.data(), spec_.env ? envp.data() : nullptr)) return false;
     // Both sides set the group so that it exists before either relies on it.
     setpgid(pid_, pid_);
     for (Pipe* p : {&out_, &err_, &ev_, &errpipe_}) p->write_end.reset();
@@ -371,6 +381,25 @@ class Supervisor {
       if (*fd) set_nonblocking(fd->get());
     }
     return true;
+  }
+
+  // Forks with every signal blocked in this thread, so that no handler of
+  // this process can run in the child before it has reset them (exec_child);
+  // this thread's mask is restored at once. False (result_ saying why) when
+  // there is no child.
+  bool fork_child(char* const* argv, char* const* envp) {
+    sigset_t all, saved;
+    sigfillset(&all);
+    if (int err = pthread_sigmask(SIG_SETMASK, &all, &saved); err != 0) return spawn_failed(err);
+    const pid_t parent = getpid();
+    pid_ = fork();
+    if (pid_ == 0) {
+      exec_child(spec_, parent, argv, envp, out_.write_end.get(), err_.write_end.get(),
+                 ev_.write_end.get(), errpipe_.write_end.get());
+    }
+    const int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    return pid_ > 0 || spawn_failed(fork_errno);
   }
 
   bool open_pipes() {

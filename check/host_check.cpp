@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 #include "util/files.hpp"
 #include "util/text.hpp"
 

@@ -15,7 +15,7 @@
 #include "cli.hpp"
 #include "orchestrator.hpp"
 #include "outcome.hpp"
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 #include "util/files.hpp"
 #include "util/signals.hpp"
 #include "worker.hpp"

@@ -5,7 +5,7 @@
 
 #include "host_check.hpp"
 #include "output_file.hpp"
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 #include "report.hpp"
 #include "resource_limits.hpp"
 #include "util/files.hpp"

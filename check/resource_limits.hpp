@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "outcome.hpp"
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 
 namespace kd {
 

@@ -8,6 +8,8 @@
 #   (empty)  the image's own libtorch                  build/,        reports/
 # and one more build of Debian's libtorch, not a libtorch of its own:
 #   asan     the sanitizers' build (clang-14), with the fuzz targets  build-asan/, reports/asan/
+# and one build of no libtorch at all, the process library alone (process/):
+#   tsan     ThreadSanitizer (clang-14): util, the supervisor, its tests  build-tsan/, reports/tsan/
 
 kd_check_variant() {
   case "$1" in
@@ -168,4 +170,24 @@ kd_asan_ctest() {
     echo "ci: fuzz.$name: $(cat "$execs") executions"
   done
   return "$status"
+}
+
+# kd_tsan_build: the tsan build, process/ configured alone (its preset tsan) into build-tsan/.
+kd_tsan_build() {
+  cmake -S process --preset tsan >/dev/null
+  cmake --build "$(kd_build_dir tsan)"
+}
+
+# kd_tsan_ctest: the tsan build's tests through kd_ctest tsan (reports/tsan/). That build makes no
+# report tools of its own: the debian build's kernodeck-junit and kernodeck-evidence are linked
+# in where kd_ctest calls them. A race ends its test program with exit code 86
+# (sanitizers/options.c), so it fails as a test. Half the jobs of the variants, as the asan run.
+kd_tsan_ctest() {
+  local build tools
+  build=$(kd_build_dir tsan)
+  tools=$PWD/$(kd_build_dir debian)/harness
+  mkdir -p "$build/harness/junit"
+  ln -sfn "$tools/junit/kernodeck-junit" "$build/harness/junit/kernodeck-junit"
+  ln -sfn "$tools/kernodeck-evidence" "$build/harness/kernodeck-evidence"
+  KERNODECK_JOBS=${KERNODECK_JOBS:-$(($(nproc) * 2))} kd_ctest tsan
 }

@@ -13,7 +13,7 @@
 #include "case.hpp"
 #include "manipulations.hpp"
 #include "runner.hpp"
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 
 namespace kdh {
 namespace {

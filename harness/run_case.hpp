@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "case.hpp"
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 
 namespace kdh {
 

@@ -10,7 +10,7 @@
 
 #include "elf_needed.hpp"
 #include "util/files.hpp"
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 
 namespace kdh {
 namespace {

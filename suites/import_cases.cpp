@@ -14,7 +14,7 @@
 
 #include "util/files.hpp"
 #include "layer_test.hpp"
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 #include "runner.hpp"
 
 namespace {

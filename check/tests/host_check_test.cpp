@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "temp_dir.hpp"
+#include "util/tests/temp_dir.hpp"
 
 namespace kd {
 namespace {

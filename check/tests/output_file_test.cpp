@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "supervisor.hpp"
-#include "temp_dir.hpp"
+#include "kd/supervisor.hpp"
+#include "util/tests/temp_dir.hpp"
 
 namespace kd {
 namespace {

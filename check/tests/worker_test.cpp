@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "protocol.hpp"
-#include "temp_dir.hpp"
+#include "util/tests/temp_dir.hpp"
 
 #ifndef KD_TEST_PROBE_MODULE
 #error "KD_TEST_PROBE_MODULE must name the test probe module"

@@ -1,4 +1,4 @@
-#include "supervisor.hpp"
+#include "kd/supervisor.hpp"
 
 #include "util/signals.hpp"
 
@@ -14,8 +14,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 
 extern char** environ;
@@ -25,14 +27,19 @@ namespace {
 
 // ---- signals -------------------------------------------------------------
 
+// Set once, before the handler that writes to it is installed; read by every
+// run, each of which passes through the same std::call_once first.
 int g_signal_pipe[2] = {-1, -1};
-volatile sig_atomic_t g_pending_interrupt = 0;
-bool g_installed = false;
-bool g_catch_interrupts = false;
+// Set by the handler, read by any thread: a lock-free atomic is safe in both.
+std::atomic<int> g_pending_interrupt{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+std::atomic<bool> g_catch_interrupts{false};
+std::once_flag g_installed;
+std::once_flag g_interrupts_installed;
 
 void on_signal(int sig) {
   int saved = errno;
-  if (sig != SIGCHLD) g_pending_interrupt = sig;
+  if (sig != SIGCHLD) g_pending_interrupt.store(sig);
   unsigned char byte = static_cast<unsigned char>(sig);
   // Non-blocking: when the pipe is full, a wake-up is already pending.
   ssize_t ignored = write(g_signal_pipe[1], &byte, 1);
@@ -45,6 +52,31 @@ void drain_signal_pipe() {
   unsigned char buf[64];
   while (read(g_signal_pipe[0], buf, sizeof buf) > 0) {
   }
+}
+
+// What every run needs: the wake-up pipe and SIGCHLD's handler; SIGPIPE and
+// SIGXFSZ ignored.
+void install_run_handling() {
+  if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    g_signal_pipe[0] = g_signal_pipe[1] = -1;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+  sigaction(SIGCHLD, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
+}
+
+// SIGINT, SIGTERM and SIGHUP caught, for a caller that ends its children first.
+void install_interrupt_handling() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  g_catch_interrupts.store(true);
 }
 
 // ---- file descriptors ----------------------------------------------------
@@ -183,6 +215,28 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   _exit(127);
 }
 
+// In the child, before it unblocks signals: a handler of the parent must not
+// run here (it would act on the parent's state: its signal pipe is still
+// open), so each signal caught goes back to its default. Dispositions set to
+// "ignore" survive exec; those the program expects at default are reset too.
+void restore_default_dispositions() {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction current {};
+    // The C library's own signals cannot be asked about, and SIGKILL and
+    // SIGSTOP are always at default: none of them holds a handler.
+    if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler != SIG_DFL &&
+        current.sa_handler != SIG_IGN) {
+      sigaction(sig, &dfl, nullptr);
+    }
+  }
+  for (int sig : {SIGPIPE, SIGXFSZ, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT}) {
+    sigaction(sig, &dfl, nullptr);
+  }
+}
+
 // Only async-signal-safe calls between fork and exec.
 [[noreturn]] void exec_child(const SpawnSpec& spec, pid_t parent, char* const* argv,
                              char* const* envp, int out_w, int err_w, int ev_w, int errpipe_w) {
@@ -192,17 +246,12 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
   }
-  // Dispositions set to "ignore" survive exec; handlers do not. Give the
-  // program the defaults it expects.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  for (int sig : {SIGPIPE, SIGXFSZ, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT}) {
-    sigaction(sig, &dfl, nullptr);
-  }
+  // Every signal has been blocked since before the fork (Supervisor::fork_child):
+  // only once no handler of the parent is left may one be delivered here.
+  restore_default_dispositions();
   sigset_t none;
   sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  pthread_sigmask(SIG_SETMASK, &none, nullptr);
 
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull < 0) fail(errno);
@@ -247,30 +296,13 @@ WaitStatus status_from_siginfo(const siginfo_t& info) {
 // ---- public --------------------------------------------------------------
 
 void install_signal_handling(bool catch_interrupts) {
-  if (!g_installed) {
-    if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-      g_signal_pipe[0] = g_signal_pipe[1] = -1;
-    }
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-    sigaction(SIGCHLD, &sa, nullptr);
-    signal(SIGPIPE, SIG_IGN);
-    signal(SIGXFSZ, SIG_IGN);
-    g_installed = true;
-  }
-  if (catch_interrupts && !g_catch_interrupts) {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-    g_catch_interrupts = true;
-  }
+  // Once per process, race-free: the harness starts its first runs from
+  // several threads at the same moment.
+  std::call_once(g_installed, install_run_handling);
+  if (catch_interrupts) std::call_once(g_interrupts_installed, install_interrupt_handling);
 }
 
-int pending_interrupt() { return g_pending_interrupt; }
+int pending_interrupt() { return g_pending_interrupt.load(); }
 
 void die_by_signal(int sig) {
   signal(sig, SIG_DFL);
@@ -333,14 +365,7 @@ class Supervisor {
     std::vector<char*> argv = c_strings(spec_.argv);
     std::vector<char*> envp;
     if (spec_.env) envp = c_strings(*spec_.env);
-    const pid_t parent = getpid();
-    pid_ = fork();
-    if (pid_ < 0) return spawn_failed(errno);
-    if (pid_ == 0) {
-      exec_child(spec_, parent, argv.data(), spec_.env ? envp.data() : nullptr,
-                 out_.write_end.get(), err_.write_end.get(), ev_.write_end.get(),
-                 errpipe_.write_end.get());
-    }
+    if (!fork_child(argv.data(), spec_.env ? envp.data() : nullptr)) return false;
     // Both sides set the group so that it exists before either relies on it.
     setpgid(pid_, pid_);
     for (Pipe* p : {&out_, &err_, &ev_, &errpipe_}) p->write_end.reset();
@@ -356,6 +381,25 @@ class Supervisor {
       if (*fd) set_nonblocking(fd->get());
     }
     return true;
+  }
+
+  // Forks with every signal blocked in this thread, so that no handler of
+  // this process can run in the child before it has reset them (exec_child);
+  // this thread's mask is restored at once. False (result_ saying why) when
+  // there is no child.
+  bool fork_child(char* const* argv, char* const* envp) {
+    sigset_t all, saved;
+    sigfillset(&all);
+    if (int err = pthread_sigmask(SIG_SETMASK, &all, &saved); err != 0) return spawn_failed(err);
+    const pid_t parent = getpid();
+    pid_ = fork();
+    if (pid_ == 0) {
+      exec_child(spec_, parent, argv, envp, out_.write_end.get(), err_.write_end.get(),
+                 ev_.write_end.get(), errpipe_.write_end.get());
+    }
+    const int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    return pid_ > 0 || spawn_failed(fork_errno);
   }
 
   bool open_pipes() {
@@ -402,8 +446,8 @@ class Supervisor {
         result_.end = RunEnd::Exited;
         return;
       }
-      if (g_catch_interrupts && g_pending_interrupt != 0) {
-        result_.interrupt_signal = g_pending_interrupt;
+      if (const int sig = g_pending_interrupt.load(); sig != 0 && g_catch_interrupts.load()) {
+        result_.interrupt_signal = sig;
         return stop(RunEnd::Interrupted);
       }
       const auto now = Clock::now();

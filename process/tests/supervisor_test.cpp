@@ -1,9 +1,12 @@
-// Covers supervisor.hpp: spawning, wait-status decoding, deadlines, group teardown, captures and the event pipe.
-#include "supervisor.hpp"
+// Covers kd/supervisor.hpp: spawning, wait-status decoding, deadlines, group teardown, captures,
+// the event pipe and signals across fork. From several threads at once:
+// supervisor_threads_test.cpp.
+#include "kd/supervisor.hpp"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +15,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "temp_dir.hpp"
-
-#ifndef KD_TEST_PROCESS_CHILD
-#error "KD_TEST_PROCESS_CHILD must name the fixture program"
-#endif
+#include "child.hpp"
+#include "util/tests/temp_dir.hpp"
 
 namespace kd {
 namespace {
 
+using test::child;
 using test::TempDir;
 using Lines = std::vector<std::string>;
 
@@ -35,13 +38,6 @@ using Lines = std::vector<std::string>;
 constexpr double kSlack = 1.5;
 // A bound for runs that should end on their own.
 constexpr double kLongDeadline = 30.0;
-
-SpawnSpec child(const std::vector<std::string>& args) {
-  SpawnSpec spec;
-  spec.argv = {KD_TEST_PROCESS_CHILD};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  return spec;
-}
 
 RunResult run(const SpawnSpec& spec, double deadline_s = kLongDeadline,
               const RunHooks& hooks = {}) {
@@ -610,6 +606,63 @@ TEST(RunSupervised, AnInterruptStopsTheChildAndIsReported) {
   EXPECT_EQ(WEXITSTATUS(status), 0)
       << "10: not Interrupted, 11: wrong signal, 12: not pending, 13: too slow, "
          "14: no grandchild reported, 15: grandchild left running";
+}
+
+namespace {
+
+// The fork-mask test's record, written on the child's side of the fork: 'f'
+// once the signal was raised there, 'h' for each run of this process's
+// handler there.
+int g_child_record = -1;
+pid_t g_test_process = 0;
+std::atomic<bool> g_raise_after_fork{false};
+
+void note_a_run_in_a_child(int) {
+  if (getpid() != g_test_process) {
+    ssize_t ignored = write(g_child_record, "h", 1);
+    (void)ignored;
+  }
+}
+
+// A pthread_atfork child handler: a signal for the child arrives right after
+// the fork, before the child had the time to reset anything, as a signal sent
+// to the caller's process group reaches a child that has not left it yet.
+void raise_in_the_child() {
+  if (!g_raise_after_fork.load()) return;
+  ssize_t ignored = write(g_child_record, "f", 1);
+  (void)ignored;
+  raise(SIGWINCH);
+}
+
+}  // namespace
+
+TEST(RunSupervised, NoHandlerOfTheCallerRunsInTheChild) {
+  int record[2];
+  ASSERT_EQ(pipe2(record, O_CLOEXEC | O_NONBLOCK), 0);
+  g_child_record = record[1];
+  g_test_process = getpid();
+  struct sigaction handler {};
+  struct sigaction saved {};
+  handler.sa_handler = note_a_run_in_a_child;
+  sigemptyset(&handler.sa_mask);
+  ASSERT_EQ(sigaction(SIGWINCH, &handler, &saved), 0);
+  // A handler cannot be unregistered: it acts only while the flag is set.
+  static std::once_flag registered;
+  std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, raise_in_the_child); });
+  g_raise_after_fork = true;
+  RunResult r = run(child({"exit", "0"}));
+  g_raise_after_fork = false;
+  sigaction(SIGWINCH, &saved, nullptr);
+  char buf[16];
+  const ssize_t n = read(record[0], buf, sizeof buf);
+  close(record[0]);
+  close(record[1]);
+  // SIGWINCH is ignored by default: once reset, the pending one is dropped and
+  // the program runs as usual.
+  EXPECT_EQ(r.end, RunEnd::Exited);
+  EXPECT_TRUE(r.status.exited() && r.status.code == 0) << r.status.describe();
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0), "f")
+      << "f: the child got the signal; h: the caller's handler ran in the child";
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 //   auto run = kd::run_supervised(spec, kd::deadline_in(3.0), {});
 //   if (run.end == kd::RunEnd::Exited && run.status.exited() && run.status.code == 0) ...
 //
-// Used by the check (worker, nvidia-smi) and by the conformance harness.
+// Used by the check (worker, nvidia-smi) and by the conformance harness, which
+// supervises several runs at once from as many threads: runs share nothing but
+// the process's signal set-up, made once by whichever thread comes first.
 #pragma once
 
 #include <sys/resource.h>

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the health check's tests (healthcheck_test.sh, npd_plugin_test.sh,
 # prometheus_test.sh): the real check behind check_wrapper.sh with the fault probe, a recording
 # scontrol, a work folder removed at exit, and assertions that print what they saw.
@@ -54,6 +55,7 @@ run_health() {
   while (($# > 0)) && [[ $1 != -- ]]; do vars+=("$1"); shift; done
   if (($# > 0)); then shift; args=("$@"); fi
   rm -f "$work/scontrol.calls"
+  # shellcheck disable=SC2034  # read by the tests that source this file
   status=0
   env "${health_env[@]}" "${vars[@]}" "$healthcheck" "${args[@]}" \
     >"$work/$name.out" 2>"$work/$name.err" || status=$?

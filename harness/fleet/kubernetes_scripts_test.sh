@@ -12,6 +12,7 @@
 #
 #   kubernetes_scripts_test.sh CHECK FAULT_PROBE SOURCE_ROOT TOOLS_DIR
 set -euo pipefail
+# shellcheck source=harness/fleet/health_lib.sh
 source "$(dirname "$0")/health_lib.sh"
 python=$4/venv/bin/python
 [[ -x $python ]] || fail "$python is missing (./ci/setup --junit-consumer): the templates' scripts would go unrun"

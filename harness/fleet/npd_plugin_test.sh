@@ -12,6 +12,7 @@
 #
 #   npd_plugin_test.sh CHECK FAULT_PROBE SOURCE_ROOT
 set -euo pipefail
+# shellcheck source=harness/fleet/health_lib.sh
 source "$(dirname "$0")/health_lib.sh"
 npd=$root/ci/templates/node-problem-detector
 config=$npd/kernodeck-monitor.json

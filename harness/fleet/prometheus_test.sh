@@ -15,6 +15,7 @@
 #
 #   prometheus_test.sh CHECK FAULT_PROBE SOURCE_ROOT
 set -euo pipefail
+# shellcheck source=harness/fleet/health_lib.sh
 source "$(dirname "$0")/health_lib.sh"
 for tool in prometheus prometheus-node-exporter promtool curl setpriv python3; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (./ci/setup --prometheus)"

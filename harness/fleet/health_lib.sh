@@ -1,0 +1,80 @@
+# shellcheck shell=bash
+# Sourced by the health check's tests (healthcheck_test.sh, npd_plugin_test.sh,
+# prometheus_test.sh): the real check behind check_wrapper.sh with the fault probe, a recording
+# scontrol, a work folder removed at exit, and assertions that print what they saw.
+#
+#   source health_lib.sh CHECK FAULT_PROBE SOURCE_ROOT
+# Sets: check probe root healthcheck wrapper work; health_env (the settings every case starts
+# from); run_health (runs the health check with health_env and more VAR=VALUE).
+check=$1 probe=$2 root=$3
+healthcheck=$root/ci/templates/slurm/kernodeck-healthcheck
+wrapper=$root/harness/fleet/check_wrapper.sh
+skip() {
+  echo "skipped: $*"
+  exit 77
+}
+fail() {
+  echo "FAILED: $*" >&2
+  exit 1
+}
+for tool in jq timeout; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed (./ci/setup --prometheus installs it)"
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/kd-health-test.XXXXXX")
+on_exit=()
+cleanup() {
+  local step
+  for step in "${on_exit[@]}"; do eval "$step"; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+# scontrol as the health check calls it: each call appended to $work/scontrol.calls, one line,
+# its arguments separated by "|"; SCONTROL_EXIT makes it fail.
+cat >"$work/scontrol" <<'SH'
+#!/usr/bin/env bash
+(IFS='|'; echo "$*") >>"${0%/*}/scontrol.calls"
+exit "${SCONTROL_EXIT:-0}"
+SH
+chmod +x "$work/scontrol"
+
+# The settings of every case: the machine's own configuration file is never read, the check is
+# the wrapper around the real one, with the fault probe simulating the GPUs.
+health_env=(
+  KERNODECK_HEALTH_CONF=/nonexistent/kernodeck-healthcheck.conf
+  KERNODECK_HEALTH_NODE=gpu-node-7 SCONTROL="$work/scontrol"
+  KERNODECK_CHECK="$wrapper" KD_WRAP_CHECK="$check" KERNODECK_PROBE_MODULE="$probe"
+  KERNODECK_HEALTH_DEVICE=cuda KERNODECK_HEALTH_TIMEOUT=10
+)
+# run_health CASE [VAR=VALUE...] [-- ARGS]: the health check's exit status in $status, its stdout
+# in $work/CASE.out and stderr in $work/CASE.err; scontrol's calls restart for each case.
+run_health() {
+  local name=$1 vars=() args=()
+  shift
+  while (($# > 0)) && [[ $1 != -- ]]; do vars+=("$1"); shift; done
+  if (($# > 0)); then shift; args=("$@"); fi
+  rm -f "$work/scontrol.calls"
+  # shellcheck disable=SC2034  # read by the tests that source this file
+  status=0
+  env "${health_env[@]}" "${vars[@]}" "$healthcheck" "${args[@]}" \
+    >"$work/$name.out" 2>"$work/$name.err" || status=$?
+}
+# The scontrol calls of the last case, as one text.
+scontrol_calls() { cat "$work/scontrol.calls" 2>/dev/null; }
+# expect WHAT GOT WANT
+expect() {
+  [[ $2 == "$3" ]] || fail "$1: got '$2', expected '$3'"
+}
+# The sample of METRIC{LABELS} in FILE ("" if none).
+sample() { awk -v key="$2" '$1 == key { print $2 }' "$1"; }
+# Processes whose environment holds this test's work folder (every check it started has it).
+ours() {
+  local pid out=()
+  for pid in /proc/[0-9]*; do
+    pid=${pid#/proc/}
+    [[ $pid != "$$" && $pid != "$BASHPID" ]] || continue
+    { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qF "$work" && out+=("$pid")
+  done
+  echo "${out[*]}"
+}

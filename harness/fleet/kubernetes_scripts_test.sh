@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# fleet.kubernetes: the scripts the Kubernetes templates run in their containers, taken from the
+# YAML as the kubelet would run them (bash -c), with the real check and the fault probe as
+# kernodeck-diagnostic on PATH (through check_wrapper.sh):
+#   - the fleet Job's container (kernodeck-fleet-job.yaml): its node's GPUs checked at once (each
+#     check waits for its peers), one report per GPU, and the exit code the podFailurePolicy acts
+#     on: the image fault's even when a node fault came first; a second pod on the same volume
+#     (a retry) writes its reports anew;
+#   - the init container (kernodeck-init-container.yaml): the one-line verdict in the
+#     termination message file, "kernodeck CODE(N) layer[ gpu K]: message", and its exit code.
+# What was not run: a cluster, the kubelet, the device plugin (docs/fleets.md).
+#
+#   kubernetes_scripts_test.sh CHECK FAULT_PROBE SOURCE_ROOT TOOLS_DIR
+set -euo pipefail
+# shellcheck source=harness/fleet/health_lib.sh
+source "$(dirname "$0")/health_lib.sh"
+python=$4/venv/bin/python
+[[ -x $python ]] || fail "$python is missing (./ci/setup --junit-consumer): the templates' scripts would go unrun"
+templates=$root/ci/templates/kubernetes
+
+# The container scripts, as written in the templates.
+"$python" - "$templates" "$work" <<'PY' || fail "could not read the containers' scripts from the templates"
+import sys
+from pathlib import Path
+from ruamel.yaml import YAML
+templates, work = Path(sys.argv[1]), Path(sys.argv[2])
+def pod(name):
+    return YAML(typ="safe").load((templates / name).read_text())["spec"]["template"]["spec"]
+fleet = [c for c in pod("kernodeck-fleet-job.yaml")["containers"] if c["name"] == "check"][0]
+(work / "fleet-job.sh").write_text(fleet["args"][0])
+init = pod("kernodeck-init-container.yaml")["initContainers"][0]
+(work / "init-container.sh").write_text(init["args"][0])
+PY
+mkdir "$work/bin" "$work/reports"
+ln -s "$wrapper" "$work/bin/kernodeck-diagnostic"
+in_pod() {  # in_pod SCRIPT CASE VAR=VALUE...: $status; stdout and stderr in $work/CASE.{out,err}
+  local script=$1 name=$2
+  shift 2
+  status=0
+  env PATH="$work/bin:$PATH" KD_WRAP_CHECK="$check" KERNODECK_PROBE_MODULE="$probe" "$@" \
+    bash -c "$(cat "$work/$script.sh")" >"$work/$name.out" 2>"$work/$name.err" || status=$?
+}
+
+# The fleet Job: four GPUs at once; GPU 1 a node fault (6), GPU 2 an image fault (5).
+fleet_pod() {
+  in_pod fleet-job "$1" NODE_NAME=node-a GPUS=4 REPORTS="$work/reports" KERNODECK_FAULT=gpus=4 \
+    KD_WRAP_FAULT_1=gpus=4,available=0 KD_WRAP_FAULT_2=gpus=4,backend=none \
+    KD_WRAP_RECORD="$work/$1.record" KD_WRAP_BARRIER=4
+}
+fleet_pod fleet
+expect "the fleet pod's exit (the image fault first)" "$status" 5
+last_start=$(awk '$1 == "start" { print $3 }' "$work/fleet.record" | sort -n | tail -n 1)
+first_end=$(awk '$1 == "end" { print $3 }' "$work/fleet.record" | sort -n | head -n 1)
+awk -v s="$last_start" -v e="$first_end" 'BEGIN { exit !(s < e) }' ||
+  fail "the fleet pod checked its GPUs one after another: $(sort -k3n "$work/fleet.record" | tr '\n' ';')"
+codes=$(for g in 0 1 2 3; do jq -r .code "$work/reports/node-a.$g.json"; done | paste -sd' ')
+expect "the reports" "$codes" "GPU_CHECK_PASSED GPU_UNAVAILABLE GPU_BACKEND_ABSENT GPU_CHECK_PASSED"
+# A retry on the same volume: the check never overwrites, so each GPU's old report must go first.
+echo '{"stale": true}' >"$work/reports/node-a.0.json"
+fleet_pod retry
+expect "a retried pod's exit" "$status" 5
+expect "a retried pod's report of GPU 0" "$(jq -r .code "$work/reports/node-a.0.json")" GPU_CHECK_PASSED
+expect "the retried pod's reports" "$(ls "$work/reports" | paste -sd' ')" \
+  "node-a.0.json node-a.1.json node-a.2.json node-a.3.json"
+echo "fleet Job: 4 GPUs at once, exit 5 (GPU_BACKEND_ABSENT on GPU 2 over GPU_UNAVAILABLE on GPU 1), a retry rewrites the reports"
+in_pod fleet-job node-faults NODE_NAME=node-b GPUS=3 REPORTS="$work/reports" KERNODECK_FAULT=gpus=2
+expect "a node fault alone: exit" "$status" 7
+
+# The init container: the termination message.
+message() { cat "$work/termination-log"; }
+in_pod init-container passed GPUS=1 KERNODECK_FAULT=gpus=1 TERMINATION_LOG="$work/termination-log"
+expect "init, passing: exit" "$status" 0
+[[ $(message) == "kernodeck GPU_CHECK_PASSED(0) complete: "* ]] || fail "init, passing: '$(message)'"
+in_pod init-container node GPUS=2 KERNODECK_FAULT=gpus=2 KD_WRAP_FAULT_1=gpus=2,available=0 \
+  TERMINATION_LOG="$work/termination-log"
+expect "init, GPU 1 unavailable: exit" "$status" 6
+[[ $(message) == "kernodeck GPU_UNAVAILABLE(6) device gpu 1: "?* ]] || fail "init, GPU 1 unavailable: '$(message)'"
+expect "init: lines in the termination message" "$(wc -l <"$work/termination-log")" 1
+in_pod init-container image GPUS=1 KERNODECK_FAULT=backend=none TERMINATION_LOG="$work/termination-log"
+expect "init, an image fault: exit" "$status" 5
+[[ $(message) == "kernodeck GPU_BACKEND_ABSENT(5) backend: "?* ]] || fail "init, an image fault: '$(message)'"
+rm "$work/bin/kernodeck-diagnostic"
+in_pod init-container missing GPUS=1 TERMINATION_LOG="$work/termination-log"
+expect "init, no check: exit" "$status" 127
+[[ $(message) == "kernodeck no verdict (exit 127): "* ]] || fail "init, no check: '$(message)'"
+echo "init container: '$(sed -n 1p "$work/node.out")'"
+echo "passed"

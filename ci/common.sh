@@ -46,7 +46,7 @@ kd_jobs() {
 }
 
 kd_validate_junit() {
-  xmllint --noout --schema harness/junit/junit-10.xsd "$1" || return
+  xmllint --noout --schema reporting/junit-10.xsd "$1" || return
   # Every skip says why: a skip whose only text is CTest's (the regex that matched GoogleTest's
   # "[  SKIPPED ]") or the converter's "no reason given" comes from a GTEST_SKIP() without one.
   local bare
@@ -112,7 +112,7 @@ kd_ctest() {
   commit=$(kd_commit)
   if [[ -n $commit ]]; then certified=(--commit "$commit"); fi
   mkdir -p "$reports/cases"
-  "$build/harness/junit/kernodeck-junit" --ctest-junit "$raw/ctest-junit.xml" \
+  "$build/reporting/kernodeck-junit" --ctest-junit "$raw/ctest-junit.xml" \
     --gtest-xml "$raw/gtest-xml" --ctest-tests "$raw/ctest-tests.json" \
     --output "$reports/junit.xml" --title kernodeck-diagnostic "${named[@]}" \
     --cases "$reports/cases" "${certified[@]}" \
@@ -132,7 +132,7 @@ kd_merge_junit() {
   local build=$1 inputs=() status=0
   shift
   for variant in "$@"; do inputs+=("$(kd_reports_dir "$variant")/junit.xml"); done
-  "$build/harness/junit/kernodeck-junit" --merge "${inputs[@]}" \
+  "$build/reporting/kernodeck-junit" --merge "${inputs[@]}" \
     --output reports/junit.xml --title kernodeck-diagnostic --summary reports/summary.md \
     --html reports/index.html --source-root "$PWD" || status=1
   kd_validate_junit reports/junit.xml || status=1

@@ -19,7 +19,7 @@ fail() {
 # shellcheck source=ci/common.sh
 source "$repo/ci/common.sh"
 cd "$tmp" || exit 1
-ln -s "$repo/harness" harness
+ln -s "$repo/reporting" reporting
 
 # A JUnit report, valid against junit-10.xsd, with one skipped case whose <skipped> says $1.
 report() {
@@ -51,16 +51,16 @@ for bare in "SKIP_REGULAR_EXPRESSION_MATCHED: [  SKIPPED ] unit.SkipsQuietly (0 
 done
 
 # --- a merged report the schema refuses fails the merge, even inside $(...) -----------------
-mkdir -p build/harness/junit reports/debian
+mkdir -p build/reporting reports/debian
 # A stand-in for kernodeck-junit --merge that writes what the schema refuses.
-cat >build/harness/junit/kernodeck-junit <<'EOF'
+cat >build/reporting/kernodeck-junit <<'EOF'
 #!/bin/sh
 while [ $# -gt 0 ]; do
   if [ "$1" = --output ]; then echo '<testsuites><bogus/></testsuites>' >"$2"; fi
   shift
 done
 EOF
-chmod +x build/harness/junit/kernodeck-junit
+chmod +x build/reporting/kernodeck-junit
 kd_check_published() { return 0; }  # the machine's names are another test's concern
 status=0
 counts=$(kd_merge_junit build debian 2>/dev/null) || status=$?

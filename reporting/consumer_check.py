@@ -250,14 +250,14 @@ def check_certified(path, summary_path):
                                             f"{result.message!r}")
     mismatch = cases.get("cli/report_mismatch")
     text = mismatch.result[0].text if mismatch is not None and mismatch.result else ""
-    expect("harness/junit/sample_cases.cpp:" in text, f"cli/report_mismatch: no relative location")
+    expect("reporting/sample_cases.cpp:" in text, f"cli/report_mismatch: no relative location")
     expect(text.rstrip().endswith("Case declared at suites/sample_cases.cpp:3"),
            f"cli/report_mismatch: declaration {text[-80:]!r}")
     skip = cases.get("cli/needs_gpu")
     text = skip.result[0].text if skip is not None and skip.result else ""
     lines = text.split("\n")
     expect(len(lines) == 3 and lines[0] == "no GPU on this runner"
-           and re.fullmatch(r"Skipped at harness/junit/sample_cases\.cpp:\d+", lines[1])
+           and re.fullmatch(r"Skipped at reporting/sample_cases\.cpp:\d+", lines[1])
            and lines[2] == "Case declared at suites/sample_cases.cpp:4",
            f"cli/needs_gpu: skip body {text!r}")
     with open(path, encoding="utf-8") as f:

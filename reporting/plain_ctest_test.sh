@@ -15,7 +15,7 @@ if [[ $# -ne 5 ]]; then
 fi
 sample=$(realpath "$1") tool=$(realpath "$2") ctest=$3 cmake=$4 source_root=$(realpath "$5")
 script=$source_root/cmake/KernodeckConformanceReport.cmake
-xsd=$source_root/harness/junit/junit-10.xsd
+xsd=$source_root/reporting/junit-10.xsd
 command -v xmllint >/dev/null 2>&1 || {
   echo "junit.plain_ctest: FAILED: xmllint is missing; run ./ci/setup --junit-consumer" >&2
   exit 1

@@ -133,11 +133,11 @@ echo 'not a report' >"$cases/device.simulated.stderr.json"
 # A source tree where the cases are declared, and where GoogleTest's file (compiled in the
 # project's real tree) is found by its relative path.
 src=$work/src
-mkdir -p "$src/suites" "$src/harness/junit"
-: >"$src/harness/junit/sample_cases.cpp"
+mkdir -p "$src/suites" "$src/reporting"
+: >"$src/reporting/sample_cases.cpp"
 printf '// the sample table\nstd::vector<Case> cases() {\n  return {Case("report_mismatch", "cli"),\n          host_case("needs_gpu", "cli")};\n}\n' \
   >"$src/suites/sample_cases.cpp"
-build_root=$(dirname "$(dirname "$(dirname "$tool")")")
+build_root=$(dirname "$(dirname "$tool")")
 summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
   --ctest-tests "$work/ctest-tests.json" --output "$work/certified.xml" --title sample \
   --cases "$cases" --commit 0123456789ab --gpu-declared yes --source-root "$src" \

@@ -1,20 +1,16 @@
-// What a run certified: the facts learned from the check's own reports, the plain-words
-// certificate, paths made relative, and the Markdown summary.
+// What a run certified: the facts learned from the check's own reports, and the plain-words
+// certificate.
+#include "junit_certificate.hpp"
+
 #include <nlohmann/json.hpp>
-#include <tinyxml2.h>
 
 #include <algorithm>
-#include <cctype>
-#include <map>
-#include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
-#include <sstream>
 #include <system_error>
 
-#include "junit_convert.hpp"
 #include "junit_text.hpp"
-#include "junit_xml.hpp"
 #include "util/files.hpp"
 
 namespace kd::junit {
@@ -35,73 +31,12 @@ std::string join(const std::set<std::string>& values, const std::string& otherwi
   return out;
 }
 
-bool is_path_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '.' || c == '_' ||
-         c == '-' || c == '+' || c == '@' || c == '~';
-}
-
-bool is_file(const std::filesystem::path& p) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(p, ec);
-}
-
-// One absolute path, made relative or anonymous (see scrub_paths).
-std::string scrub_one(const std::string& path, const PathScrub& scrub) {
-  const std::string root = scrub.source_root.empty() ? "" : scrub.source_root.string();
-  if (!root.empty()) {
-    if (path == root) return ".";
-    if (path.size() > root.size() + 1 && path.compare(0, root.size(), root) == 0 &&
-        path[root.size()] == '/')
-      return path.substr(root.size() + 1);
-    // A file of this project compiled elsewhere: its longest tail that is a file here.
-    for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
-         slash = path.find('/', slash + 1)) {
-      const std::string tail = path.substr(slash + 1);
-      if (tail.find('/') != std::string::npos && is_file(scrub.source_root / tail))
-        return tail;
-    }
-  }
-  for (const auto& [prefix, replacement] : scrub.prefixes) {
-    if (prefix.empty() || prefix == "/") continue;
-    if (path == prefix) return replacement;
-    if (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
-        path[prefix.size()] == '/')
-      return replacement + path.substr(prefix.size());
-  }
-  return path;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 std::string layer_result(const Counts& c) {
   std::string out = std::to_string(c.passed) + " passed";
   if (c.failures) out += ", " + std::to_string(c.failures) + " failed";
   if (c.errors) out += ", " + plural(c.errors, "error", "errors");
   if (c.skipped) out += ", " + std::to_string(c.skipped) + " skipped";
   return out;
-}
-
-constexpr const char* kCertificateLayer = "certificate";
-
-std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char c : first_line(text)) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\r' || c == '\t') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out.empty() ? "(no reason given)" : out;
 }
 
 // The check's report files of a run, in name order.
@@ -224,82 +159,6 @@ std::vector<std::pair<std::string, std::string>> certificate_properties(
   return p;
 }
 
-std::string scrub_paths(std::string_view text, const PathScrub& scrub) {
-  std::string out;
-  out.reserve(text.size());
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const bool starts = text[i] == '/' && (i == 0 || !is_path_char(text[i - 1])) &&
-                        i + 1 < text.size() && is_path_char(text[i + 1]) && text[i + 1] != '/';
-    if (!starts) {
-      out += text[i++];
-      continue;
-    }
-    std::size_t end = i;
-    while (end < text.size() && is_path_char(text[end])) ++end;
-    std::string path(text.substr(i, end - i));
-    // A sentence's full stop is not part of the path.
-    std::string trailing;
-    while (!path.empty() && path.back() == '.') {
-      trailing += '.';
-      path.pop_back();
-    }
-    out += scrub_one(path, scrub) + trailing;
-    i = end;
-  }
-  return out;
-}
-
-std::string case_declaration(const std::filesystem::path& source_root, const std::string& id) {
-  namespace fs = std::filesystem;
-  if (source_root.empty() || id.empty()) return "";
-  // Read once per source root: every case of a report asks.
-  static std::map<std::string, std::vector<std::pair<std::string, std::vector<std::string>>>>
-      cache;
-  auto [it, inserted] = cache.try_emplace(source_root.string());
-  if (inserted) {
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (fs::directory_iterator d(source_root / "suites", ec), end; !ec && d != end;
-         d.increment(ec)) {
-      if (d->path().extension() == ".cpp") files.push_back(d->path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const fs::path& f : files) {
-      bool ok = false;
-      it->second.emplace_back("suites/" + f.filename().string(), lines_of(read_text(f, ok)));
-    }
-  }
-  // Case("<id>", ...) or a helper of the table: host_case("<id>", ...).
-  const std::string needle = "(\"" + id + "\"";
-  for (const auto& [name, lines] : it->second) {
-    for (std::size_t n = 0; n < lines.size(); ++n) {
-      if (lines[n].find(needle) != std::string::npos) return name + ":" + std::to_string(n + 1);
-    }
-  }
-  return "";
-}
-
-void localize(Report& report, const PathScrub& scrub) {
-  for (ReportSuite& suite : report.suites) {
-    for (ReportCase& c : suite.cases) {
-      c.message = scrub_paths(c.message, scrub);
-      c.body = scrub_paths(c.body, scrub);
-      c.system_out = scrub_paths(c.system_out, scrub);
-      if (c.verdict == Verdict::Passed) continue;
-      // The reason first, then where it was found.
-      if (c.body.empty()) {
-        c.body = c.message;
-      } else if (first_line(c.body) != c.message) {
-        c.body = c.message + "\n" + c.body;
-      }
-      if (std::string where = case_declaration(scrub.source_root, c.name); !where.empty())
-        c.body += (c.body.empty() || c.body.back() == '\n' ? "" : "\n") +
-                  std::string("Case declared at ") + where;
-    }
-  }
-}
-
 std::string certificate_text(const Report& report, const Counts& counts) {
   const Certificate c = report.certificate.value_or(Certificate{});
   const bool certified = counts.failures == 0 && counts.errors == 0;
@@ -351,55 +210,6 @@ void add_certificate_case(Report& report) {
     rc.body = rc.message + "\n" + text;
   }
   report.suites.insert(report.suites.begin(), ReportSuite{kCertificateLayer, {std::move(rc)}});
-}
-
-std::string summary_markdown(const std::string& junit_xml) {
-  tinyxml2::XMLDocument doc;
-  const tinyxml2::XMLElement* root = parse_report_xml(doc, junit_xml);
-
-  std::string certificates, rows;
-  std::size_t listed = 0;
-  for (const auto* s = root->FirstChildElement("testsuite"); s;
-       s = s->NextSiblingElement("testsuite")) {
-    const std::string variant = suite_variant(s);
-    for (const auto* tc = s->FirstChildElement("testcase"); tc;
-         tc = tc->NextSiblingElement("testcase")) {
-      const std::string classname = attr(tc, "classname");
-      if (classname == std::string(kClassPrefix) + kCertificateLayer) {
-        const auto* failure = tc->FirstChildElement("failure");
-        std::string text = failure ? all_text(failure) : all_text(tc->FirstChildElement("system-out"));
-        if (failure) text = text.substr(text.find('\n') + 1);  // the message repeats line one
-        certificates += "## " + attr(s, "name") + "\n\n";
-        for (const std::string& line : lines_of(text)) certificates += line + "  \n";
-        certificates += "\n";
-        continue;
-      }
-      const char* verdicts[] = {"failure", "error", "skipped"};
-      for (const char* v : verdicts) {
-        const auto* e = tc->FirstChildElement(v);
-        if (!e) continue;
-        const std::string shown = std::string(v) == "failure" ? "failed"
-                                  : std::string(v) == "error" ? "error"
-                                                              : "skipped";
-        rows += "| " + markdown_cell(variant.empty() ? "-" : variant) + " | `" + classname +
-                "." + attr(tc, "name") + "` | " + shown + " | " +
-                markdown_cell(attr(e, "message")) + " |\n";
-        ++listed;
-      }
-    }
-  }
-  std::string out = "# " + attr(root, "name") + ": certificate\n\n";
-  out += "tests " + attr(root, "tests") + ", failures " + attr(root, "failures") + ", errors " +
-         attr(root, "errors") + ".\n\n";
-  out += certificates.empty() ? "No certificate in this report (kernodeck-junit without --cases).\n\n"
-                              : certificates;
-  out += "## Failures, errors and skips\n\n";
-  if (listed == 0) {
-    out += "None.\n";
-  } else {
-    out += "| variant | case | verdict | reason |\n|---|---|---|---|\n" + rows;
-  }
-  return out;
 }
 
 }  // namespace kd::junit

@@ -11,6 +11,8 @@
 #include <system_error>
 #include <tuple>
 
+#include "junit_html.hpp"
+#include "junit_summary.hpp"
 #include "junit_text.hpp"
 #include "util/files.hpp"
 

@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "junit_convert.hpp"
+#include "junit_certificate.hpp"
+#include "junit_report.hpp"
 
 namespace kd::junit {
 

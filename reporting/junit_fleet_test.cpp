@@ -1,6 +1,7 @@
 // Covers junit_fleet.hpp: how a folder of per-GPU reports becomes one JUnit report, and the
 // fleet view of the summary and the HTML page.
 #include "junit_fleet.hpp"
+#include "junit_write.hpp"
 
 #include <gtest/gtest.h>
 #include <tinyxml2.h>

@@ -1,4 +1,5 @@
-// The certificate as one self-contained HTML page: no script, no network, no other file.
+#include "junit_html.hpp"
+
 #include <tinyxml2.h>
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include <system_error>
 #include <vector>
 
-#include "junit_convert.hpp"
+#include "junit_report.hpp"
 #include "junit_xml.hpp"
 #include "util/files.hpp"
 

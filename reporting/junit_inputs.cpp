@@ -1,6 +1,5 @@
-// The converter's inputs: CTest's JUnit, GoogleTest's XML, the ".started" marks of a run
-// without CTest's JUnit, and ctest --show-only=json-v1.
-#include "junit_convert.hpp"
+#include "junit_inputs.hpp"
+
 #include "junit_text.hpp"
 #include "junit_xml.hpp"
 

@@ -1,6 +1,5 @@
 // The JUnit converter's text helpers: numbers, times, GoogleTest's message lines, and what
 // XML 1.0 may carry.
-#include "junit_convert.hpp"
 #include "junit_text.hpp"
 
 #include <algorithm>

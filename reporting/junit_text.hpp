@@ -1,6 +1,5 @@
 // Text helpers the JUnit converter's parts share: numbers and times as the report writes them,
-// and the lines of GoogleTest's messages. Private to kernodeck_junit_convert; the helpers its
-// tests call are declared in junit_convert.hpp.
+// the lines of GoogleTest's messages, and what XML 1.0 may carry.
 #pragma once
 
 #include <cstddef>
@@ -48,5 +47,17 @@ std::string text_at(const nlohmann::json& doc, const char* pointer);
 
 // Newlines and tabs as spaces.
 std::string one_line(std::string_view text);
+
+// Valid UTF-8 with only the characters XML 1.0 allows; anything else becomes visible text.
+std::string xml_safe(std::string_view text);
+
+// The last `lines` lines, with a note of how many were left out.
+std::string tail_lines(std::string_view text, std::size_t lines);
+
+// One line for a message attribute: the first line of an assertion that says something (not
+// GoogleTest's "file:line" or "Failed"), cut to a readable length.
+std::string headline(std::string_view text);
+
+inline constexpr std::size_t kTailLines = 60;
 
 }  // namespace kd::junit

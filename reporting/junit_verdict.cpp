@@ -1,5 +1,5 @@
-// Each case's verdict: CTest's status weighed with GoogleTest's record of the case.
-#include "junit_convert.hpp"
+#include "junit_verdict.hpp"
+
 #include "junit_text.hpp"
 
 #include <cstdio>
@@ -313,25 +313,6 @@ Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
 }
 
 }  // namespace
-
-// ---- conversion ------------------------------------------------------------------------------
-
-void Counts::add(Verdict verdict) {
-  ++tests;
-  switch (verdict) {
-    case Verdict::Passed: ++passed; break;
-    case Verdict::Failure: ++failures; break;
-    case Verdict::Error: ++errors; break;
-    case Verdict::Skipped: ++skipped; break;
-  }
-}
-
-Counts Report::counts() const {
-  Counts counts;
-  for (const auto& suite : suites)
-    for (const auto& c : suite.cases) counts.add(c.verdict);
-  return counts;
-}
 
 Report convert(const CtestRun& run, const GtestIndex& gtest,
                const std::map<std::string, TestInfo>& infos, const std::string& title) {

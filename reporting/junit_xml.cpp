@@ -1,6 +1,6 @@
 #include "junit_xml.hpp"
 
-#include "junit_convert.hpp"
+#include "junit_report.hpp"
 
 namespace kd::junit {
 

@@ -62,9 +62,8 @@
 //                 device, compute) as a ladder with their state, every case by layer with its
 //                 promise (the one the case recorded, "Promise: ..." first in its system-out;
 //                 for a case without one, its declaration's in --source-root's suites/),
-//                 verdict and reason, and its JSON
-//                 report from --cases inline; with --merge, from the cases/ folder beside each
-//                 merged report (reports/<variant>/cases), as ci/common.sh leaves them.
+//                 verdict and reason, and its JSON report from --cases inline; with --merge,
+//                 from the cases/ folder beside each merged report (reports/<variant>/cases).
 //
 // Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
 // exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
@@ -81,53 +80,25 @@
 // be, or the report cannot be written; 2 on a usage error.
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <limits>
 #include <iostream>
-#include <map>
-#include <sstream>
 #include <string>
-#include <system_error>
 #include <vector>
 
-#include "junit_convert.hpp"
 #include "junit_fleet.hpp"
-#include "junit_xml.hpp"
-#include "util/files.hpp"
+#include "junit_files.hpp"
+#include "junit_write.hpp"
 
 namespace {
 
-std::string read_input(const std::string& path, const char* what) {
-  auto content = kd::read_file(path, std::numeric_limits<std::size_t>::max());
-  if (!content) throw kd::junit::InputError(std::string("cannot read ") + what + " " + path);
-  return *content;
-}
-
-// Written beside the target and renamed, so that a dashboard never picks up half a report.
-void write_output(const std::string& path, const std::string& content) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw kd::junit::InputError("cannot write " + temporary);
-    out << content;
-    out.close();
-    if (!out) throw kd::junit::InputError("cannot write " + temporary);
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw kd::junit::InputError("cannot write " + path);
-  }
-}
+namespace junit = kd::junit;
 
 // What the command line asked for.
 struct Args {
-  std::string ctest_junit, gtest_dir, output, ctest_tests, variant, title = "kernodeck-diagnostic";
+  junit::RunInputs run;
+  std::string output;
   std::vector<std::string> merge;
-  std::string cases_dir, commit, gpu_declared, source_root, summary, html;
+  std::string source_root, summary, html;
   std::vector<std::string> hidden;
   std::string fleet_dir;
   std::vector<std::string> expect, expect_files;
@@ -135,14 +106,14 @@ struct Args {
 
 // The report, its title, a conversion's inputs, and --merge.
 void add_input_options(CLI::App& app, Args& a) {
-  app.add_option("--ctest-junit", a.ctest_junit, "the file ctest --output-junit wrote")
+  app.add_option("--ctest-junit", a.run.ctest_junit, "the file ctest --output-junit wrote")
       ->type_name("FILE");
-  app.add_option("--gtest-xml", a.gtest_dir, "the XML_OUTPUT_DIR of gtest_discover_tests")
+  app.add_option("--gtest-xml", a.run.gtest_dir, "the XML_OUTPUT_DIR of gtest_discover_tests")
       ->type_name("DIR");
-  app.add_option("--output", a.output, "the report to write")->required()->type_name("FILE");
-  app.add_option("--ctest-tests", a.ctest_tests, "what ctest --show-only=json-v1 printed")
+  app.add_option("--output", a.output, "the report to write")->type_name("FILE");
+  app.add_option("--ctest-tests", a.run.ctest_tests, "what ctest --show-only=json-v1 printed")
       ->type_name("FILE");
-  app.add_option("--variant", a.variant,
+  app.add_option("--variant", a.run.variant,
                  "the build variant of this run: suites become \"<layer> [NAME]\" with "
                  "the property kernodeck.variant")
       ->type_name("NAME")
@@ -152,17 +123,19 @@ void add_input_options(CLI::App& app, Args& a) {
   app.add_option("--merge", a.merge, "reports kernodeck-junit wrote, to merge into one")
       ->type_name("FILE")
       ->expected(1, -1);
-  app.add_option("--title", a.title, "name of the report (<testsuites name>)")->type_name("NAME");
+  app.add_option("--title", a.run.title, "name of the report (<testsuites name>)")
+      ->type_name("NAME");
 }
 
 // The certificate's facts, what becomes of paths, and what else to write.
 void add_certificate_options(CLI::App& app, Args& a) {
   CLI::Option* cases_option =
-      app.add_option("--cases", a.cases_dir,
+      app.add_option("--cases", a.run.cases_dir,
                      "the check's own reports of the run: the certificate's facts")
           ->type_name("DIR");
-  app.add_option("--commit", a.commit, "the commit the check was built from")->type_name("TEXT");
-  app.add_option("--gpu-declared", a.gpu_declared, "whether the runner declared a GPU")
+  app.add_option("--commit", a.run.commit, "the commit the check was built from")
+      ->type_name("TEXT");
+  app.add_option("--gpu-declared", a.run.gpu_declared, "whether the runner declared a GPU")
       ->check(CLI::IsMember({"yes", "no"}))
       ->needs(cases_option);
   app.add_option("--source-root", a.source_root, "paths under it become relative")
@@ -202,6 +175,7 @@ void check_requirements(const CLI::App& app) {
   auto given = [&app](const char* name) { return app.count(name) > 0; };
   if (!given("--gtest-xml") && !given("--merge") && !given("--fleet"))
     throw CLI::RequiredError("--gtest-xml, --merge or --fleet");
+  if (!given("--output")) throw CLI::RequiredError("--output");
   if (given("--fleet") && !given("--expect") && !given("--expect-file"))
     throw CLI::RequiredError("--expect or --expect-file (with --fleet)");
   if (given("--commit") && !given("--cases") && !given("--fleet"))
@@ -211,110 +185,29 @@ void check_requirements(const CLI::App& app) {
 int fleet_run(Args a) {
   for (const std::string& file : a.expect_files) {
     const std::vector<std::string> listed =
-        kd::junit::parse_expected(read_input(file, "expected list"));
+        junit::parse_expected(junit::read_input(file, "expected list"));
     a.expect.insert(a.expect.end(), listed.begin(), listed.end());
   }
-  kd::junit::Fleet fleet = kd::junit::read_fleet(a.fleet_dir, a.expect);
+  junit::Fleet fleet = junit::read_fleet(a.fleet_dir, a.expect);
   for (const std::string& warning : fleet.warnings)
     std::cerr << "kernodeck-junit: warning: " << warning << '\n';
-  if (!a.commit.empty()) fleet.facts.commit = a.commit;
-  const kd::junit::Report report = kd::junit::fleet_report(fleet, a.title);
-  const std::string xml = kd::junit::write_junit(report);
-  write_output(a.output, xml);
-  if (!a.summary.empty()) write_output(a.summary, kd::junit::fleet_markdown(fleet, xml));
-  if (!a.html.empty()) write_output(a.html, kd::junit::fleet_html(fleet, xml));
-  std::cout << kd::junit::summary_line(report.counts()) << std::endl;
+  if (!a.run.commit.empty()) fleet.facts.commit = a.run.commit;
+  const junit::Report report = junit::fleet_report(fleet, a.run.title);
+  const std::string xml = junit::write_junit(report);
+  junit::write_output(a.output, xml);
+  if (!a.summary.empty()) junit::write_output(a.summary, junit::fleet_markdown(fleet, xml));
+  if (!a.html.empty()) junit::write_output(a.html, junit::fleet_html(fleet, xml));
+  std::cout << junit::summary_line(report.counts()) << std::endl;
   return 0;
-}
-
-// The source root and the hidden folders, as the report is to show them.
-kd::junit::PathScrub path_scrub(const Args& a) {
-  kd::junit::PathScrub scrub;
-  if (!a.source_root.empty()) {
-    std::string root = std::filesystem::absolute(a.source_root).lexically_normal().string();
-    while (root.size() > 1 && root.back() == '/') root.pop_back();
-    scrub.source_root = root;
-  }
-  for (std::string prefix : a.hidden) {
-    while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
-    const std::string name = std::filesystem::path(prefix).filename().string();
-    scrub.prefixes.emplace_back(prefix, "<" + (name.empty() ? std::string("hidden") : name) + ">");
-  }
-  return scrub;
-}
-
-// The JSON reports of the cases of each merged report, from the cases/ folder beside it, keyed
-// "<variant>/<layer>.<id>" (the variant its testsuites name) so that the same case of two
-// variants keeps its own report.
-std::map<std::string, std::string> merged_case_json(
-    const std::vector<kd::junit::MergeInput>& inputs, const kd::junit::PathScrub& scrub) {
-  std::map<std::string, std::string> all;
-  for (const kd::junit::MergeInput& input : inputs) {
-    tinyxml2::XMLDocument doc;
-    const tinyxml2::XMLElement* root = kd::junit::parse_report_xml(doc, input.xml);
-    const std::string variant = kd::junit::suite_variant(root->FirstChildElement("testsuite"));
-    const auto cases = std::filesystem::path(input.source).parent_path() / "cases";
-    for (auto& [key, text] : kd::junit::read_case_json(cases, scrub)) {
-      all[variant.empty() ? key : variant + "/" + key] = std::move(text);
-    }
-  }
-  return all;
-}
-
-int merge_run(const Args& a) {
-  std::vector<kd::junit::MergeInput> inputs;
-  for (const std::string& path : a.merge) inputs.push_back({path, read_input(path, "report")});
-  const kd::junit::Merged merged = kd::junit::merge_reports(inputs, a.title);
-  for (const std::string& warning : merged.warnings)
-    std::cerr << "kernodeck-junit: warning: " << warning << '\n';
-  write_output(a.output, merged.xml);
-  if (!a.summary.empty()) write_output(a.summary, kd::junit::summary_markdown(merged.xml));
-  if (!a.html.empty()) {
-    write_output(a.html, kd::junit::certificate_html(
-                             merged.xml, merged_case_json(inputs, path_scrub(a)), a.source_root));
-  }
-  std::cout << kd::junit::summary_line(merged.counts) << std::endl;
-  return 0;
-}
-
-// CTest's run and GoogleTest's XML as one report, with its certificate.
-kd::junit::Report read_run(const Args& a) {
-  std::vector<std::string> warnings;
-  const kd::junit::GtestIndex gtest = kd::junit::load_gtest_dir(a.gtest_dir, warnings);
-  const kd::junit::CtestRun run =
-      a.ctest_junit.empty() ? kd::junit::run_from_started(a.gtest_dir, gtest, warnings)
-                            : kd::junit::parse_ctest_junit(read_input(a.ctest_junit, "CTest JUnit"));
-  for (const std::string& warning : warnings) std::cerr << "kernodeck-junit: " << warning << '\n';
-  std::map<std::string, kd::junit::TestInfo> infos;
-  if (!a.ctest_tests.empty())
-    infos = kd::junit::parse_ctest_tests_json(read_input(a.ctest_tests, "CTest test list"));
-  kd::junit::Report report = kd::junit::convert(run, gtest, infos, a.title);
-  report.variant = a.variant;
-  if (!a.cases_dir.empty()) {
-    std::vector<std::string> notes;
-    kd::junit::Certificate certificate = kd::junit::read_case_reports(a.cases_dir, notes);
-    for (const std::string& note : notes) std::cerr << "kernodeck-junit: " << note << '\n';
-    if (!a.commit.empty()) certificate.commit = a.commit;
-    if (!a.gpu_declared.empty()) certificate.gpu_declared = a.gpu_declared;
-    report.certificate = certificate;
-  }
-  return report;
 }
 
 int convert_run(const Args& a) {
-  kd::junit::Report report = read_run(a);
-  const kd::junit::PathScrub scrub = path_scrub(a);
-  kd::junit::localize(report, scrub);
-  kd::junit::add_certificate_case(report);
-  const std::string xml = kd::junit::write_junit(report);
-  write_output(a.output, xml);
-  if (!a.summary.empty()) write_output(a.summary, kd::junit::summary_markdown(xml));
-  if (!a.html.empty()) {
-    const auto json = a.cases_dir.empty() ? std::map<std::string, std::string>{}
-                                          : kd::junit::read_case_json(a.cases_dir, scrub);
-    write_output(a.html, kd::junit::certificate_html(xml, json, scrub.source_root));
-  }
-  std::cout << kd::junit::summary_line(report.counts()) << std::endl;
+  const junit::PathScrub scrub = junit::path_scrub(a.source_root, a.hidden);
+  const junit::OutputFiles out{a.output, a.summary, a.html};
+  const junit::Written written =
+      a.merge.empty() ? junit::write_run(a.run, scrub, out, std::cerr)
+                      : junit::write_merged(a.merge, a.run.title, scrub, out, std::cerr);
+  std::cout << junit::summary_line(written.counts) << std::endl;
   return 0;
 }
 
@@ -336,7 +229,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.count("--fleet") > 0) return fleet_run(args);
-    return args.merge.empty() ? convert_run(args) : merge_run(args);
+    return convert_run(args);
   } catch (const std::exception& e) {  // an InputError among them
     std::cerr << "kernodeck-junit: error: " << e.what() << '\n';
     return 1;

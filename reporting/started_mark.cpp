@@ -10,7 +10,7 @@
 #include <string>
 #include <system_error>
 
-#include "junit_convert.hpp"
+#include "started_mark.hpp"
 
 namespace {
 

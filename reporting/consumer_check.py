@@ -4,16 +4,20 @@ what a dashboard would show of the sample cases: every count, name, verdict and 
 usage: consumer_check.py sample REPORT     the sample, converted without a variant
        consumer_check.py variants REPORT   the sample converted with --variant a and with
                                            --variant b, then the two merged (--merge)
-       consumer_check.py certified REPORT SUMMARY
+       consumer_check.py certified REPORT SUMMARY GTEST_XML
                                            the sample converted as a certificate (--cases,
-                                           --source-root, --hide-prefix) and its --summary
+                                           --source-root, --hide-prefix) and its --summary;
+                                           GTEST_XML: GoogleTest's XML of the run, where
+                                           each case's declaration must come from
 
 Run by consumer_test.sh with the Python of the tools venv, where ./ci/setup --junit-consumer
 installs junitparser.
 """
 
+import pathlib
 import re
 import sys
+import xml.etree.ElementTree as ET
 
 from junitparser import Attr, Error, Failure, JUnitXml, Skipped, SystemOut
 
@@ -205,7 +209,18 @@ PROPERTIES = [
 MACHINE_PATH = re.compile(r"(?<![\w<])/(?:tmp|work|root|home)/")
 
 
-def check_certified(path, summary_path):
+def gtest_places(gtest_dir):
+    """The line GoogleTest recorded for each case in its XML, by full name."""
+    places = {}
+    for xml in pathlib.Path(gtest_dir).rglob("*.xml"):
+        for suite in ET.parse(xml).getroot().iter("testsuite"):
+            for case in suite.iter("testcase"):
+                if case.get("line"):
+                    places[f"{suite.get('name')}.{case.get('name')}"] = case.get("line")
+    return places
+
+
+def check_certified(path, summary_path, gtest_dir):
     report, suites = read(path)
     expect(report.tests == 13, f"tests {report.tests}")
     expect(report.failures == 3, f"failures {report.failures}")
@@ -248,18 +263,33 @@ def check_certified(path, summary_path):
             first = (result.text or "").split("\n")[0]
             expect(first == result.message, f"{name}: body starts {first!r}, message "
                                             f"{result.message!r}")
+    # Where each case is declared: where GoogleTest recorded it (its XML's file and line, or
+    # for a case that died before writing one, its ".started" mark), never a table's text.
+    declared = gtest_places(gtest_dir)
+    where = {name: f"Case declared at reporting/sample_cases.cpp:{declared[name]}"
+             for name in ("cli.run/report_mismatch", "cli.run/needs_gpu", "probe.run/healthy")}
+    expect(where["cli.run/report_mismatch"] != where["cli.run/needs_gpu"],
+           f"two cli cases registered on their own lines share one: {where}")
     mismatch = cases.get("cli/report_mismatch")
     text = mismatch.result[0].text if mismatch is not None and mismatch.result else ""
     expect("reporting/sample_cases.cpp:" in text, f"cli/report_mismatch: no relative location")
-    expect(text.rstrip().endswith("Case declared at suites/sample_cases.cpp:3"),
-           f"cli/report_mismatch: declaration {text[-80:]!r}")
+    expect(text.rstrip().endswith(where["cli.run/report_mismatch"]),
+           f"cli/report_mismatch: declaration {text[-80:]!r}, not {where['cli.run/report_mismatch']!r}")
     skip = cases.get("cli/needs_gpu")
     text = skip.result[0].text if skip is not None and skip.result else ""
     lines = text.split("\n")
     expect(len(lines) == 3 and lines[0] == "no GPU on this runner"
            and re.fullmatch(r"Skipped at reporting/sample_cases\.cpp:\d+", lines[1])
-           and lines[2] == "Case declared at suites/sample_cases.cpp:4",
+           and lines[2] == where["cli.run/needs_gpu"],
            f"cli/needs_gpu: skip body {text!r}")
+    # The segfault wrote no XML: its place is its mark's, the TEST_P every probe case shares.
+    segfault = cases.get("probe/segfault")
+    text = segfault.result[0].text if segfault is not None and segfault.result else ""
+    expect(text.rstrip().endswith(where["probe.run/healthy"]),
+           f"probe/segfault: declaration {text[-80:]!r}, not {where['probe.run/healthy']!r}")
+    expect("suites/sample_cases.cpp" not in text and "suites/sample_cases.cpp" not in
+           (mismatch.result[0].text if mismatch is not None and mismatch.result else ""),
+           "a declaration found by searching the source tree's text")
     with open(path, encoding="utf-8") as f:
         xml = f.read()
     leak = MACHINE_PATH.search(xml)
@@ -281,12 +311,12 @@ def check_certified(path, summary_path):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[1] == "certified":
-        check_certified(argv[2], argv[3])
+    if len(argv) == 5 and argv[1] == "certified":
+        check_certified(argv[2], argv[3], argv[4])
         return 0
     checks = {"sample": check_sample, "variants": check_variants}
     if len(argv) != 3 or argv[1] not in checks:
-        print(f"usage: {argv[0]} sample|variants REPORT | certified REPORT SUMMARY",
+        print(f"usage: {argv[0]} sample|variants REPORT | certified REPORT SUMMARY GTEST_XML",
               file=sys.stderr)
         return 2
     checks[argv[1]](argv[2])

@@ -7,7 +7,8 @@
 #
 # Then the run is converted once more as a certificate (--cases with the check's reports,
 # --source-root, --hide-prefix, --summary): the properties, the certificate's case, the reasons
-# first and where each case is declared, no path of this machine, and the Markdown summary.
+# first and where each case is declared (as GoogleTest recorded it), no path of this machine,
+# and the Markdown summary.
 #
 # usage: consumer_test.sh SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST SOURCE_ROOT
 set -euo pipefail
@@ -130,8 +131,9 @@ report compute.cpu_pass.json libtorch cpu CPU_CHECK_PASSED null null
 report device.simulated.json override cuda GPU_CHECK_PASSED '"Kernodeck Simulated GPU"' \
   '{"tool": "nvidia-smi", "status": "ok", "driver_version": "999.1", "memory_total_mib": 1}'
 echo 'not a report' >"$cases/device.simulated.stderr.json"
-# A source tree where the cases are declared, and where GoogleTest's file (compiled in the
-# project's real tree) is found by its relative path.
+# A source tree where GoogleTest's file (compiled in the project's real tree) is found by its
+# relative path, and a table that names two cases on its lines 3 and 4: where a case is
+# declared comes from GoogleTest, never from such a text.
 src=$work/src
 mkdir -p "$src/suites" "$src/reporting"
 : >"$src/reporting/sample_cases.cpp"
@@ -155,7 +157,7 @@ if ! xmllint --noout --schema "$xsd" "$work/certified.xml"; then
   echo "junit.consumer: FAILED: the certified report does not validate against junit-10.xsd" >&2
   exit 1
 fi
-"$python" "$checker" certified "$work/certified.xml" "$work/summary.md"
+"$python" "$checker" certified "$work/certified.xml" "$work/summary.md" "$gx"
 
 # Two build variants certified in separate CTest runs end in one report: the same run converted
 # with --variant a and --variant b, then merged.

@@ -26,7 +26,7 @@ Report read_run(const RunInputs& in, std::ostream& log) {
   std::vector<std::string> warnings;
   const GtestIndex gtest = load_gtest_dir(in.gtest_dir, warnings);
   const CtestRun run = in.ctest_junit.empty()
-                           ? run_from_started(in.gtest_dir, gtest, warnings)
+                           ? run_from_started(gtest)
                            : parse_ctest_junit(read_input(in.ctest_junit, "CTest JUnit"));
   for (const std::string& warning : warnings) log << "kernodeck-junit: " << warning << '\n';
   std::map<std::string, TestInfo> infos;
@@ -99,7 +99,7 @@ Written write_run(const RunInputs& run, const PathScrub& scrub, const OutputFile
   if (!out.html.empty()) {
     const auto json = run.cases_dir.empty() ? std::map<std::string, std::string>{}
                                             : read_case_json(run.cases_dir, scrub);
-    write_output(out.html, certificate_html(written.xml, json, scrub.source_root));
+    write_output(out.html, certificate_html(written.xml, json));
   }
   return written;
 }
@@ -114,8 +114,7 @@ Written write_merged(const std::vector<std::string>& reports, const std::string&
   write_output(out.junit, merged.xml);
   if (!out.summary.empty()) write_output(out.summary, summary_markdown(merged.xml));
   if (!out.html.empty())
-    write_output(out.html, certificate_html(merged.xml, merged_case_json(inputs, scrub),
-                                            scrub.source_root));
+    write_output(out.html, certificate_html(merged.xml, merged_case_json(inputs, scrub)));
   return {merged.xml, merged.counts};
 }
 

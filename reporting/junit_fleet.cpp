@@ -438,7 +438,7 @@ std::string fleet_html(const Fleet& fleet, const std::string& junit_xml) {
   for (const FleetUnit& u : fleet.units)
     if (!u.json.empty()) reports[u.id()] = u.json;
   // The fleet right after the counts, above the environment: it is what this page is about.
-  return certificate_html(junit_xml, reports, {},
+  return certificate_html(junit_xml, reports,
                           PageParts{fleet_view(fleet), fleet_ladder(fleet)});
 }
 

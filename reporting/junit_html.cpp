@@ -85,41 +85,6 @@ summary { cursor: pointer; color: var(--muted); }
 }
 )";
 
-// The text of `.guards("...")` after the line where case `id` is declared, or empty.
-std::string case_promise(const std::filesystem::path& source_root, const std::string& id) {
-  const std::string where = case_declaration(source_root, id);
-  const std::size_t colon = where.rfind(':');
-  if (where.empty() || colon == std::string::npos) return "";
-  static std::map<std::string, std::string> files;
-  const std::string file = (source_root / where.substr(0, colon)).string();
-  auto [it, inserted] = files.try_emplace(file);
-  if (inserted) it->second = read_file(file);
-  const std::string& text = it->second;
-  std::size_t pos = 0;
-  for (long line = std::stol(where.substr(colon + 1)); line > 1 && pos != std::string::npos; --line)
-    pos = text.find('\n', pos + 1);
-  if (pos == std::string::npos) return "";
-  const std::size_t guards = text.find(".guards(", pos);
-  const std::size_t next = text.find("Case(\"", text.find('\n', pos + 1));
-  if (guards == std::string::npos || (next != std::string::npos && next < guards)) return "";
-  std::string out;
-  for (std::size_t i = guards + 8; i < text.size();) {
-    const char c = text[i];
-    if (c == ')') break;
-    if (c != '"') {
-      if (c != ' ' && c != '\n' && c != '\t' && c != '\r') return "";  // not a plain literal
-      ++i;
-      continue;
-    }
-    for (++i; i < text.size() && text[i] != '"'; ++i) {
-      if (text[i] == '\\' && i + 1 < text.size()) ++i;
-      out += text[i];
-    }
-    ++i;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string html_escape(std::string_view text) {
@@ -310,8 +275,7 @@ void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::string&
 }
 
 void write_case(std::ostringstream& h, const HtmlCase& c,
-                const std::map<std::string, std::string>& case_json,
-                const std::filesystem::path& source_root) {
+                const std::map<std::string, std::string>& case_json) {
   h << "<div class=\"case\" data-case=\"" << html_escape(c.layer + "." + c.id)
     << "\" data-verdict=\"" << c.verdict << "\"";
   if (!c.variant.empty()) h << " data-variant=\"" << html_escape(c.variant) << "\"";
@@ -319,10 +283,8 @@ void write_case(std::ostringstream& h, const HtmlCase& c,
   if (!c.variant.empty()) h << " [" << html_escape(c.variant) << "]";
   h << " <span class=\"" << (c.verdict == "error" ? "failed" : c.verdict) << "\">" << c.verdict
     << "</span>\n";
-  // The promise the case recorded; for a report without one, its declaration's.
-  const std::string promise = c.promise.empty() ? case_promise(source_root, c.id) : c.promise;
-  if (!promise.empty())
-    h << "<div class=\"promise\">Promise: " << html_escape(promise) << "</div>\n";
+  if (!c.promise.empty())
+    h << "<div class=\"promise\">Promise: " << html_escape(c.promise) << "</div>\n";
   if (c.verdict == "skipped") {
     h << "<div class=\"reason\">Skipped: " << html_escape(c.message) << "</div>\n";
   } else if (c.verdict != "passed") {
@@ -341,8 +303,7 @@ void write_case(std::ostringstream& h, const HtmlCase& c,
 
 // Every case, the ladder's layers first, then the others by name.
 void write_cases(std::ostringstream& h, const HtmlReport& r,
-                 const std::map<std::string, std::string>& case_json,
-                 const std::filesystem::path& source_root) {
+                 const std::map<std::string, std::string>& case_json) {
   std::vector<std::string> order(std::begin(kLadder), std::end(kLadder));
   for (const auto& [layer, cases] : r.by_layer)
     if (std::find(order.begin(), order.end(), layer) == order.end()) order.push_back(layer);
@@ -354,7 +315,7 @@ void write_cases(std::ostringstream& h, const HtmlReport& r,
     h << "<section class=\"layer\" data-layer=\"" << html_escape(layer) << "\">\n<h3>"
       << html_escape(layer) << " <span class=\"" << s.css() << "\">" << html_escape(s.state())
       << "</span> (" << count_text(s) << ")</h3>\n";
-    for (const HtmlCase& c : found->second) write_case(h, c, case_json, source_root);
+    for (const HtmlCase& c : found->second) write_case(h, c, case_json);
     h << "</section>\n";
   }
 }
@@ -363,7 +324,6 @@ void write_cases(std::ostringstream& h, const HtmlReport& r,
 
 std::string certificate_html(const std::string& junit_xml,
                              const std::map<std::string, std::string>& case_json,
-                             const std::filesystem::path& source_root,
                              const PageParts& parts) {
   tinyxml2::XMLDocument doc;
   const HtmlReport report = read_html_report(parse_report_xml(doc, junit_xml));
@@ -372,7 +332,7 @@ std::string certificate_html(const std::string& junit_xml,
   h << parts.before_environment;
   write_environment(h, report);
   write_ladder(h, report, parts.ladder);
-  write_cases(h, report, case_json, source_root);
+  write_cases(h, report, case_json);
   h << "</main>\n</body>\n</html>\n";
   return h.str();
 }

@@ -29,9 +29,8 @@ struct PageParts {
 };
 
 // The page of a report write_junit or merge_reports wrote: the four layers of the contract
-// (import, backend, device, compute) with their state, then every case by layer with its promise
-// (the one it recorded, else read from the source root's suites/, when given), its verdict, its
-// skip reason or failure,
+// (import, backend, device, compute) with their state, then every case by layer with the promise
+// it recorded ("Promise: ..." first in its system-out), its verdict, its skip reason or failure,
 // and its JSON report in <details>: from `case_json`, keyed "<variant>/<layer>.<id>" for a case
 // of a variant (a merged report), else "<layer>.<id>".
 // For tests: <main id="certificate"> carries data-tests, data-passed, data-failed,
@@ -39,7 +38,6 @@ struct PageParts {
 // as summary_line counts them); the facts are rows of <table id="environment">.
 std::string certificate_html(const std::string& junit_xml,
                              const std::map<std::string, std::string>& case_json,
-                             const std::filesystem::path& source_root,
                              const PageParts& parts = {});
 
 }  // namespace kd::junit

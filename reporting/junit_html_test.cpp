@@ -39,7 +39,7 @@ Report html_report() {
 }
 
 TEST(JunitHtml, CountsEnvironmentAndLadderAreInTheDom) {
-  const std::string html = certificate_html(write_junit(html_report()), {}, {});
+  const std::string html = certificate_html(write_junit(html_report()), {});
   // certificate (failed: a case failed), cli ok, cli gpu (skipped), import bad, device gpu.
   EXPECT_NE(html.find("<main id=\"certificate\" data-tests=\"5\" data-passed=\"2\" "
                       "data-failed=\"2\" data-errors=\"0\" data-skipped=\"1\" "
@@ -63,16 +63,16 @@ TEST(JunitHtml, CountsEnvironmentAndLadderAreInTheDom) {
   // Self-contained: nothing to fetch.
   EXPECT_EQ(html.find("src="), std::string::npos) << html;
   EXPECT_EQ(html.find("href="), std::string::npos) << html;
-  EXPECT_THROW(certificate_html("not xml", {}, {}), InputError);
+  EXPECT_THROW(certificate_html("not xml", {}), InputError);
 }
 
-TEST(JunitHtml, EmbedsEachCaseJsonAndItsPromiseWithoutAbsolutePaths) {
+TEST(JunitHtml, EmbedsEachCaseJsonAndItsRecordedPromiseWithoutAbsolutePaths) {
   Scratch scratch("html");
   const fs::path root = scratch.dir / "src";
+  // A table that declares promises in its text: the page shows only what the cases recorded.
   scratch.write("src/suites/import_cases.cpp",
-                "  Case(\"bad\", \"import\")\n      .guards(\"a promise \"\n"
-                "              \"that <holds>\")\n      .args({});\n"
-                "  Case(\"gpu\", \"device\")\n      .args({});\n");
+                "  Case(\"bad\", \"import\")\n      .guards(\"a promise of the source text\")\n"
+                "  Case(\"gpu\", \"device\")\n      .guards(\"another one\")\n");
   const std::string tmp = (scratch.dir / "tmp").string();
   scratch.write("cases/import.bad.json",
                 "{\"output\": \"" + tmp + "/out.json\", \"file\": \"" + root.string() +
@@ -82,20 +82,29 @@ TEST(JunitHtml, EmbedsEachCaseJsonAndItsPromiseWithoutAbsolutePaths) {
   scrub.prefixes.emplace_back(tmp, "<tmp>");
   const auto json = read_case_json(scratch.dir / "cases", scrub);
   ASSERT_EQ(json.count("import.bad"), 1u);
-  const std::string html = certificate_html(write_junit(html_report()), json, root);
+  Report report = html_report();
+  ReportCase& bad = report.suites.at(2).cases.at(0);
+  ASSERT_EQ(bad.name, "bad");
+  bad.promise = "a promise that <holds>";
+  bad.body += "\nCase declared at suites/import_cases.cpp:1";
+  const std::string html = certificate_html(write_junit(report), json);
   const std::size_t at = html.find("<div class=\"case\" data-case=\"import.bad\"");
   ASSERT_NE(at, std::string::npos) << html;
   EXPECT_NE(html.find("Promise: a promise that &lt;holds&gt;", at), std::string::npos) << html;
+  EXPECT_NE(html.find("Case declared at suites/import_cases.cpp:1</pre>", at), std::string::npos)
+      << html;
   EXPECT_NE(html.find("<details class=\"json\"><summary>The check's JSON report</summary><pre>"
                       "{&quot;output&quot;: &quot;&lt;tmp&gt;/out.json&quot;, &quot;file&quot;: "
                       "&quot;suites/x.cpp&quot;, &quot;text&quot;: &quot;&lt;i&gt;&quot;}</pre>",
                       at),
             std::string::npos)
       << html;
-  // The device case has no promise in its declaration and no JSON report.
+  EXPECT_EQ(html.find("source text"), std::string::npos) << html;
+  // The device case recorded no promise and has no JSON report.
   const std::size_t gpu = html.find("data-case=\"device.gpu\"");
   ASSERT_NE(gpu, std::string::npos);
   EXPECT_EQ(html.find("Promise:", gpu), std::string::npos) << html;
+  EXPECT_EQ(html.find("another one"), std::string::npos) << html;
   EXPECT_EQ(html.find(scratch.dir.string()), std::string::npos) << html;
 }
 

@@ -25,6 +25,21 @@ std::string read_file(const std::filesystem::path& path) {
   return *content;
 }
 
+bool is_started_mark(const std::filesystem::path& path) {
+  const std::string file = path.filename().string();
+  const std::string suffix = kStartedSuffix;
+  return file.size() > suffix.size() &&
+         file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<StartedCase> read_started_mark(const std::filesystem::path& path) {
+  const std::string text = read_file(path);
+  std::vector<StartedCase> cases;
+  for (std::string_view line : split_lines(text)) {
+    if (std::optional<StartedCase> c = parse_started_line(trim(line))) cases.push_back(*c);
+  }
+  return cases;
+}
 
 }  // namespace
 
@@ -114,6 +129,12 @@ std::vector<GtestCase> parse_gtest_xml(const std::string& xml, const std::string
       c.source = source;
       c.timestamp = attr(tc, "timestamp");
       c.time = parse_double(attr(tc, "time"));
+      c.file = attr(tc, "file");
+      c.line = static_cast<int>(std::min(parse_double(attr(tc, "line")), 1e9));
+      if (c.file.empty() || c.line <= 0) {
+        c.file.clear();
+        c.line = 0;
+      }
       const std::string param = attr(tc, "value_param");
       if (const std::size_t at = param.find(" guards: "); at != std::string::npos)
         c.promise = param.substr(at + 9);
@@ -147,9 +168,25 @@ void GtestIndex::add(GtestCase c) {
   }
 }
 
+void GtestIndex::add_started(StartedCase c) {
+  std::string key = c.name;
+  started_[std::move(key)] = std::move(c);
+}
+
 const GtestCase* GtestIndex::find(const std::string& full_name) const {
   auto it = cases_.find(full_name);
   return it == cases_.end() ? nullptr : &it->second;
+}
+
+std::string GtestIndex::declared(const std::string& full_name) const {
+  if (const GtestCase* c = find(full_name); c != nullptr && !c->file.empty())
+    return declaration(c->file, c->line);
+  const auto mark = started_.find(full_name);
+  return mark == started_.end() ? "" : declaration(mark->second.file, mark->second.line);
+}
+
+std::string declaration(const std::string& file, int line) {
+  return file.empty() || line <= 0 ? "" : file + ":" + std::to_string(line);
 }
 
 GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::string>& warnings) {
@@ -163,9 +200,15 @@ GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::str
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
     const fs::path& path = it->path();
-    if (path.extension() != ".xml" || !it->is_regular_file(ec)) continue;
+    const bool mark = is_started_mark(path);
+    if ((path.extension() != ".xml" && !mark) || !it->is_regular_file(ec)) continue;
     try {
-      for (GtestCase& c : parse_gtest_xml(read_file(path), path.string())) index.add(std::move(c));
+      if (mark) {
+        for (StartedCase& c : read_started_mark(path)) index.add_started(std::move(c));
+      } else {
+        for (GtestCase& c : parse_gtest_xml(read_file(path), path.string()))
+          index.add(std::move(c));
+      }
     } catch (const InputError& e) {
       warnings.push_back(std::string("ignored ") + e.what());
     }
@@ -175,36 +218,10 @@ GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::str
 
 // ---- A run without CTest's JUnit ------------------------------------------------------------
 
-CtestRun run_from_started(const std::filesystem::path& dir, const GtestIndex& gtest,
-                          std::vector<std::string>& warnings) {
-  namespace fs = std::filesystem;
+CtestRun run_from_started(const GtestIndex& gtest) {
   std::set<std::string> names;
   for (const auto& [name, c] : gtest.cases()) names.insert(name);
-  std::error_code ec;
-  if (fs::is_directory(dir, ec)) {
-    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
-    if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
-    const std::string suffix = kStartedSuffix;
-    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
-      const std::string file = it->path().filename().string();
-      if (file.size() <= suffix.size() ||
-          file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0 ||
-          !it->is_regular_file(ec))
-        continue;
-      std::string text;
-      try {
-        text = read_file(it->path());
-      } catch (const InputError& e) {
-        warnings.push_back(std::string("ignored ") + e.what());
-        continue;
-      }
-      for (std::string_view line : split_lines(text)) {
-        line = trim(line);
-        if (!line.empty()) names.emplace(line);
-      }
-    }
-  }
+  for (const auto& [name, c] : gtest.started()) names.insert(name);
   CtestRun run;
   for (const std::string& name : names) {
     CtestCase c;

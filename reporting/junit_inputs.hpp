@@ -51,11 +51,18 @@ struct GtestCase {
   // What the case guards: from GoogleTest's value_param, which the harness prints as
   // "<layer>.<id> guards: <promise>" (harness/case.cpp, PrintTo); empty for other tests.
   std::string promise;
+  // Where the case is declared, as GoogleTest recorded it (the <testcase>'s file and line
+  // attributes: a TEST's, a TEST_P's, or what RegisterTest was given); empty and 0 when absent.
+  std::string file;
+  int line = 0;
 
   std::string full_name() const { return suite + "." + name; }
 };
 
 std::vector<GtestCase> parse_gtest_xml(const std::string& xml, const std::string& source);
+
+// "<file>:<line>", or empty without a file.
+std::string declaration(const std::string& file, int line);
 
 // Files are found by what they contain, not by their names: GoogleTest derives the name from
 // the test name, which holds a '/' for parameterized cases and so lands in a subfolder.
@@ -64,14 +71,21 @@ class GtestIndex {
   // Where two files describe the same case (an older build layout left behind), the most
   // recent one wins.
   void add(GtestCase c);
+  // A case's ".started" mark (see started_mark.hpp); a later mark of the same case wins.
+  void add_started(StartedCase c);
   const GtestCase* find(const std::string& full_name) const;
+  // Where the case is declared: from its XML, else from its mark; empty when neither says.
+  std::string declared(const std::string& full_name) const;
   std::size_t size() const { return cases_.size(); }
   const std::map<std::string, GtestCase>& cases() const { return cases_; }
+  const std::map<std::string, StartedCase>& started() const { return started_; }
 
  private:
   std::map<std::string, GtestCase> cases_;
+  std::map<std::string, StartedCase> started_;
 };
 
+// Every *.xml (GoogleTest's verdicts) and every "*.started" mark under `dir`, recursively.
 // Unreadable or foreign files are reported through `warnings` and otherwise ignored: a
 // half-written file from a killed process must not stop the report.
 GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::string>& warnings);
@@ -80,11 +94,10 @@ GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::str
 
 // The run as the cases themselves recorded it, for the cleanup test of a plain `ctest` run,
 // which cannot see CTest's selection: every case that left a ".started" mark or a verdict in
-// `dir` (emptied when the run began), in name order, each Started with GoogleTest's time:
-// convert() takes the verdict from GoogleTest's XML, and reports a case that started and wrote
-// none (crashed, killed, timed out) as an error.
-CtestRun run_from_started(const std::filesystem::path& dir, const GtestIndex& gtest,
-                          std::vector<std::string>& warnings);
+// the folder `gtest` was read from (emptied when the run began), in name order, each Started
+// with GoogleTest's time: convert() takes the verdict from GoogleTest's XML, and reports a case
+// that started and wrote none (crashed, killed, timed out) as an error.
+CtestRun run_from_started(const GtestIndex& gtest);
 
 // ---- ctest --show-only=json-v1 -----------------------------------------------------------------
 

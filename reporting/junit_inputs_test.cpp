@@ -68,6 +68,35 @@ no GPU]]></skipped>
   EXPECT_EQ(cases[1].timestamp, "2026-03-01T10:00:01.000");
 }
 
+TEST(JunitGtestInput, EachCaseIsDeclaredWhereGoogleTestSays) {
+  // GoogleTest 1.12 writes file and line on every <testcase>: a TEST_P's for its instances,
+  // what RegisterTest was given for a case registered by a helper or a loop.
+  const auto cases = parse_gtest_xml(R"(<testsuites><testsuite name="cli">
+  <testcase name="run/a" file="/src/suites/cli_cases.cpp" line="84" result="completed"/>
+  <testcase name="run/b" file="/src/suites/cli_cases.cpp" line="117" result="completed"/>
+  <testcase name="run/c" result="completed"/>
+  <testcase name="run/d" file="/src/x.cpp" line="zero" result="completed"/>
+</testsuite></testsuites>)",
+                                     "x.xml");
+  ASSERT_EQ(cases.size(), 4u);
+  EXPECT_EQ(cases[0].file, "/src/suites/cli_cases.cpp");
+  EXPECT_EQ(cases[0].line, 84);
+  EXPECT_EQ(cases[1].line, 117);
+  EXPECT_EQ(cases[2].file, "");
+  EXPECT_EQ(cases[3].file, "");  // a place without a line is none
+  EXPECT_EQ(cases[3].line, 0);
+  GtestIndex index;
+  for (const GtestCase& c : cases) index.add(c);
+  EXPECT_EQ(index.declared("cli.run/b"), "/src/suites/cli_cases.cpp:117");
+  EXPECT_EQ(index.declared("cli.run/c"), "");
+  // A case without XML is placed by its ".started" mark; its XML, when there is one, wins.
+  index.add_started({"cli.run/crash", "/src/suites/cli_cases.cpp", 130});
+  index.add_started({"cli.run/a", "/elsewhere.cpp", 1});
+  EXPECT_EQ(index.declared("cli.run/crash"), "/src/suites/cli_cases.cpp:130");
+  EXPECT_EQ(index.declared("cli.run/a"), "/src/suites/cli_cases.cpp:84");
+  EXPECT_EQ(index.declared("cli.run/unknown"), "");
+}
+
 TEST(JunitGtestInput, FolderIsIndexedByContentRecursively) {
   namespace fs = std::filesystem;
   const fs::path dir =
@@ -126,25 +155,27 @@ TEST(JunitStartedRun, EveryCaseThatStartedHasItsVerdictAndOneWithoutIsAnError) {
   auto gtest_xml = [](const std::string& name, const std::string& inner) {
     return R"(<?xml version="1.0" encoding="UTF-8"?>
 <testsuites tests="1" timestamp="2026-03-01T10:00:01"><testsuite name="cli" tests="1">
-<testcase name=")" + name + R"(" status="run" result="completed" time="0.25" classname="cli">)" +
+<testcase name=")" + name + R"(" file="/src/suites/cli_cases.cpp" line="84" status="run" )" +
+           R"(result="completed" time="0.25" classname="cli">)" +
            inner + "</testcase></testsuite></testsuites>\n";
   };
   write(dir / "cli.run/ok.xml", gtest_xml("run/ok", ""));
+  // A mark an older build wrote names the case only.
   write(dir / "cli.run/ok.xml.started", "cli.run/ok\n");
   write(dir / "cli.run/bad.xml",
         gtest_xml("run/bad", R"(<failure message="x"><![CDATA[a.cpp:3
 expected no_gpu]]></failure>)"));
-  write(dir / "cli.run/bad.xml.started", "cli.run/bad\n");
+  write(dir / "cli.run/bad.xml.started", "cli.run/bad\t/src/suites/cli_cases.cpp:84\n");
   write(dir / "cli.run/gpu.xml",
         gtest_xml("run/gpu", R"(<skipped message="no GPU"><![CDATA[no GPU]]></skipped>)"));
-  // Started and never finished: no XML.
-  write(dir / "cli.run/crash.xml.started", "cli.run/crash\n");
+  // Started and never finished: no XML, and its place only in its mark.
+  write(dir / "cli.run/crash.xml.started", "cli.run/crash\t/src/suites/cli_cases.cpp:130\n");
   // A file that is neither mark nor XML says nothing.
   write(dir / "cli.run/notes.txt", "cli.run/unselected\n");
 
   std::vector<std::string> warnings;
   const GtestIndex index = load_gtest_dir(dir, warnings);
-  const CtestRun run = run_from_started(dir, index, warnings);
+  const CtestRun run = run_from_started(index);
   EXPECT_TRUE(warnings.empty());
   std::map<std::string, TestInfo> infos;
   const Report report = convert(run, index, infos, "t");
@@ -165,6 +196,8 @@ expected no_gpu]]></failure>)"));
   EXPECT_EQ(by_id.at("crash").type, "crash");
   EXPECT_NE(by_id.at("crash").message.find("GoogleTest recorded no verdict"), std::string::npos)
       << by_id.at("crash").message;
+  EXPECT_EQ(by_id.at("crash").declared, "/src/suites/cli_cases.cpp:130");
+  EXPECT_EQ(by_id.at("ok").declared, "/src/suites/cli_cases.cpp:84");
   const Counts counts = report.counts();
   EXPECT_EQ(counts.tests, 4u);
   EXPECT_EQ(counts.passed, 1u);

@@ -1,24 +1,10 @@
-// Paths made relative or anonymous, each reason first in its body, and where each case is
-// declared.
 #include "junit_localize.hpp"
 
-#include <algorithm>
 #include <cctype>
-#include <limits>
-#include <map>
-#include <sstream>
 #include <system_error>
-
-#include "util/files.hpp"
 
 namespace kd::junit {
 namespace {
-
-std::string read_text(const std::filesystem::path& path, bool& ok) {
-  const auto text = kd::read_file(path.string(), std::numeric_limits<std::size_t>::max());
-  ok = text.has_value();
-  return text.value_or(std::string());
-}
 
 bool is_path_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '.' || c == '_' ||
@@ -54,13 +40,6 @@ std::string scrub_one(const std::string& path, const PathScrub& scrub) {
       return replacement + path.substr(prefix.size());
   }
   return path;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -108,42 +87,13 @@ std::string scrub_paths(std::string_view text, const PathScrub& scrub) {
   return out;
 }
 
-std::string case_declaration(const std::filesystem::path& source_root, const std::string& id) {
-  namespace fs = std::filesystem;
-  if (source_root.empty() || id.empty()) return "";
-  // Read once per source root: every case of a report asks.
-  static std::map<std::string, std::vector<std::pair<std::string, std::vector<std::string>>>>
-      cache;
-  auto [it, inserted] = cache.try_emplace(source_root.string());
-  if (inserted) {
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (fs::directory_iterator d(source_root / "suites", ec), end; !ec && d != end;
-         d.increment(ec)) {
-      if (d->path().extension() == ".cpp") files.push_back(d->path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const fs::path& f : files) {
-      bool ok = false;
-      it->second.emplace_back("suites/" + f.filename().string(), lines_of(read_text(f, ok)));
-    }
-  }
-  // Case("<id>", ...) or a helper of the table: host_case("<id>", ...).
-  const std::string needle = "(\"" + id + "\"";
-  for (const auto& [name, lines] : it->second) {
-    for (std::size_t n = 0; n < lines.size(); ++n) {
-      if (lines[n].find(needle) != std::string::npos) return name + ":" + std::to_string(n + 1);
-    }
-  }
-  return "";
-}
-
 void localize(Report& report, const PathScrub& scrub) {
   for (ReportSuite& suite : report.suites) {
     for (ReportCase& c : suite.cases) {
       c.message = scrub_paths(c.message, scrub);
       c.body = scrub_paths(c.body, scrub);
       c.system_out = scrub_paths(c.system_out, scrub);
+      c.declared = scrub_paths(c.declared, scrub);
       if (c.verdict == Verdict::Passed) continue;
       // The reason first, then where it was found.
       if (c.body.empty()) {
@@ -151,9 +101,9 @@ void localize(Report& report, const PathScrub& scrub) {
       } else if (first_line(c.body) != c.message) {
         c.body = c.message + "\n" + c.body;
       }
-      if (std::string where = case_declaration(scrub.source_root, c.name); !where.empty())
-        c.body += (c.body.empty() || c.body.back() == '\n' ? "" : "\n") +
-                  std::string("Case declared at ") + where;
+      if (c.declared.empty()) continue;
+      if (!c.body.empty() && c.body.back() != '\n') c.body += '\n';
+      c.body += kDeclaredPrefix + c.declared;
     }
   }
 }

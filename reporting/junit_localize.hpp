@@ -1,6 +1,6 @@
 // The report as it may be published: no path of the machine it ran on (paths under the source
 // root become relative, a temporary folder becomes "<tmp>"), each reason first in its body, and
-// where each case is declared.
+// where each case is declared, as GoogleTest recorded it.
 #pragma once
 
 #include <filesystem>
@@ -29,12 +29,9 @@ PathScrub path_scrub(const std::string& source_root, const std::vector<std::stri
 // under a given prefix, the prefix replaced. Other text is left as it is.
 std::string scrub_paths(std::string_view text, const PathScrub& scrub);
 
-// "suites/device_cases.cpp:95" where `Case("<id>"` is declared in the source root's suites/,
-// or empty.
-std::string case_declaration(const std::filesystem::path& source_root, const std::string& id);
-
 // Makes paths relative or anonymous in every text of the report, puts each skip's, failure's
-// and error's reason first in its body, and adds where the case is declared after it.
+// and error's reason first in its body, and ends that body with "Case declared at <file>:<line>"
+// when GoogleTest recorded where the case is declared (ReportCase::declared).
 void localize(Report& report, const PathScrub& scrub);
 
 }  // namespace kd::junit

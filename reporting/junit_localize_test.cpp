@@ -35,13 +35,27 @@ TEST(JunitLocalize, PathsBecomeRelativeOrHidden) {
             "/execution/device a/b /usr/bin/env");
 }
 
-TEST(JunitLocalize, ACaseIsFoundWhereItIsDeclared) {
+TEST(JunitLocalize, EachVerdictButAPassEndsWithWhereGoogleTestSaysTheCaseIsDeclared) {
   Scratch s("decl");
-  s.write("suites/cli_cases.cpp", "// cli\n  Case(\"usage_ok\", \"cli\")\n  usage(\"bad\", {})\n");
-  EXPECT_EQ(case_declaration(s.dir, "usage_ok"), "suites/cli_cases.cpp:2");
-  EXPECT_EQ(case_declaration(s.dir, "bad"), "suites/cli_cases.cpp:3");
-  EXPECT_EQ(case_declaration(s.dir, "usage"), "");
-  EXPECT_EQ(case_declaration(fs::path(), "usage_ok"), "");
+  // A table that names the cases where GoogleTest does not: nothing reads it.
+  s.write("suites/cli_cases.cpp", "// cli\n  Case(\"ok\", \"cli\")\n  Case(\"gpu\", \"cli\")\n");
+  Report report = certified_report(true);
+  const std::string declared = s.dir.string() + "/suites/cli_cases.cpp:84";
+  report.suites[0].cases[0].declared = declared;                          // passed
+  report.suites[0].cases[1].declared = declared;                          // skipped
+  report.suites[1].cases[0].declared = "/builds/x/suites/cli_cases.cpp:7";  // built elsewhere
+  ReportCase error{"probe", "crash", 0, Verdict::Error, "crash", "crashed", "", ""};
+  report.suites[1].cases.push_back(error);  // GoogleTest recorded no place
+  PathScrub scrub;
+  scrub.source_root = s.dir;
+  localize(report, scrub);
+  EXPECT_EQ(report.suites[0].cases[0].body, "");
+  EXPECT_EQ(report.suites[0].cases[0].declared, "suites/cli_cases.cpp:84");
+  EXPECT_EQ(report.suites[0].cases[1].body, "no GPU\nCase declared at suites/cli_cases.cpp:84");
+  EXPECT_EQ(report.suites[1].cases[0].body,
+            "wrong product\n/src/x.cpp:3\nwrong product\ndetails\n"
+            "Case declared at suites/cli_cases.cpp:7");
+  EXPECT_EQ(report.suites[1].cases[1].body, "crashed");
 }
 
 TEST(JunitLocalize, EveryReasonComesFirstInItsBody) {

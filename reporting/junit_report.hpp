@@ -30,10 +30,17 @@ struct ReportCase {
   // What the case guards (GtestCase::promise); written as the first line of <system-out>,
   // "Promise: <promise>", for every verdict, so that a dashboard and the HTML page show it.
   std::string promise = {};
+  // Where GoogleTest says the case is declared, "<file>:<line>" (GtestCase::file and line, or
+  // the case's ".started" mark); empty when GoogleTest recorded none. localize() makes it
+  // relative and adds "Case declared at <it>" to the body of each skip, failure and error.
+  std::string declared = {};
 };
 
 // The first line of a case's <system-out> that states its promise.
 inline constexpr const char* kPromisePrefix = "Promise: ";
+
+// The line localize() ends a skip's, failure's or error's body with.
+inline constexpr const char* kDeclaredPrefix = "Case declared at ";
 
 struct ReportSuite {
   std::string name;

@@ -80,6 +80,7 @@ class Decision {
       : c_(c), info_(info) {
     gtest_name_ = info && !info->gtest_name.empty() ? info->gtest_name : c.name;
     g_ = gtest.find(gtest_name_);
+    r_.declared = gtest.declared(gtest_name_);
     if (g_ && is_stale(*g_, run)) {
       stale_note_ = "An older GoogleTest XML for this case (" + g_->source + ", " +
                     g_->timestamp + ") was ignored: it predates this CTest run.\n";

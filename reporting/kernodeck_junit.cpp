@@ -50,20 +50,20 @@
 //                 reports the real probe made; a fact no report tells is "unknown".
 // --commit        the commit the check was built from (reports carry none).
 // --gpu-declared  whether the runner declared a GPU (KERNODECK_EXPECT_GPU=1): yes or no.
-// --source-root   the project's folder: paths under it become relative, GoogleTest's file of a
-//                 build made elsewhere becomes the project's file, and each skip, failure and
-//                 error names where its case is declared in suites/. With --merge, it serves
-//                 only --html (each case's promise).
+// --source-root   the project's folder: paths under it become relative, and GoogleTest's file
+//                 of a build made elsewhere becomes the project's file; so does where
+//                 GoogleTest says each case is declared, which ends the text of every skip,
+//                 failure and error ("Case declared at suites/cli_cases.cpp:95"). With --merge,
+//                 it serves only --html (the JSON reports' paths).
 // --hide-prefix   a folder (e.g. the temporary folder) whose paths become "<name>/...".
 // --summary       also write a Markdown summary: the certificate and a table of the failures,
 //                 errors and skips with their reasons.
 // --html          also write the certificate as one self-contained HTML page (no script, no
 //                 other file): the counts and environment, the four layers (import, backend,
-//                 device, compute) as a ladder with their state, every case by layer with its
-//                 promise (the one the case recorded, "Promise: ..." first in its system-out;
-//                 for a case without one, its declaration's in --source-root's suites/),
-//                 verdict and reason, and its JSON report from --cases inline; with --merge,
-//                 from the cases/ folder beside each merged report (reports/<variant>/cases).
+//                 device, compute) as a ladder with their state, every case by layer with the
+//                 promise it recorded ("Promise: ..." first in its system-out), verdict and
+//                 reason, and its JSON report from --cases inline; with --merge, from the cases/
+//                 folder beside each merged report (reports/<variant>/cases).
 //
 // Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
 // exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an

@@ -1,6 +1,9 @@
-// Sample GoogleTest program for junit.consumer: two layers shaped like the conformance suite
-// (value-parameterized, empty instantiation prefix, fixture named after the layer) with every
-// outcome kernodeck-junit must report. Never registered as a test itself: it fails on purpose.
+// Sample GoogleTest program for the report writer's tests: two layers shaped like the conformance
+// suite, with every outcome kernodeck-junit must report. `cli` registers each case with its own
+// file and line (testing::RegisterTest, as a table's helper does), `probe` is value-parameterized
+// (one TEST_P, empty instantiation prefix, fixture named after the layer), so that GoogleTest
+// records a place of its own for each cli case and the TEST_P's for every probe case. Never
+// registered as a test itself: it fails on purpose.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace {
 
@@ -16,11 +20,18 @@ std::string name_of(const ::testing::TestParamInfo<std::string>& info) { return 
 }  // namespace
 
 // Lower-case fixture names, as the layers are named.
-class cli : public ::testing::TestWithParam<std::string> {};
+class cli : public ::testing::Test {
+ public:
+  explicit cli(std::string id) : id_(std::move(id)) {}
+  void TestBody() override;
+
+ private:
+  std::string id_;
+};
 class probe : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(cli, run) {
-  const std::string& id = GetParam();
+void cli::TestBody() {
+  const std::string& id = id_;
   if (id == "report_mismatch") {
     // Several lines, markup characters, a CDATA terminator, a control character and non-ASCII
     // text: all must reach the dashboard intact or visibly replaced, never break the XML.
@@ -44,8 +55,23 @@ TEST_P(probe, run) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(, cli,
-                         ::testing::Values("usage_ok", "report_mismatch", "needs_gpu"), name_of);
+namespace {
+
+// "cli.run/<id>", declared on the line that registers it.
+void register_cli(const std::string& id, int line) {
+  ::testing::RegisterTest("cli", ("run/" + id).c_str(), nullptr, nullptr, __FILE__, line,
+                          [id]() -> cli* { return new cli(id); });
+}
+
+[[maybe_unused]] const bool cli_registered = [] {
+  register_cli("usage_ok", __LINE__);
+  register_cli("report_mismatch", __LINE__);
+  register_cli("needs_gpu", __LINE__);
+  return true;
+}();
+
+}  // namespace
+
 INSTANTIATE_TEST_SUITE_P(, probe,
                          ::testing::Values("healthy", "segfault", "hang_forever", "dirty_exit"),
                          name_of);

@@ -1,7 +1,8 @@
 // Linked into every conformance program (and the sample of the JUnit tests): when a case
-// starts, it writes "<GoogleTest's XML file>.started" holding the case's full name, so that
-// the report of a run can tell a case that started and recorded no verdict (crashed, killed,
-// timed out) from one that was not selected. Without --gtest_output=xml:FILE it writes
+// starts, it writes "<GoogleTest's XML file>.started" holding the case's full name and where
+// GoogleTest says it is declared (started_mark.hpp), so that the report of a run can tell a case
+// that started and recorded no verdict (crashed, killed, timed out) from one that was not
+// selected, and still say where it is declared. Without --gtest_output=xml:FILE it writes
 // nothing.
 #include <gtest/gtest.h>
 
@@ -24,7 +25,9 @@ class StartedMark : public ::testing::EmptyTestEventListener {
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);
     std::ofstream mark(file.string() + kd::junit::kStartedSuffix, std::ios::app);
-    mark << info.test_suite_name() << '.' << info.name() << '\n';
+    const std::string name = std::string(info.test_suite_name()) + '.' + info.name();
+    const char* declared_in = info.file() != nullptr ? info.file() : "";
+    mark << kd::junit::started_line(name, declared_in, info.line());
   }
 };
 

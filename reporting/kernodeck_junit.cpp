@@ -1,7 +1,12 @@
 // kernodeck-junit: rewrites CTest's JUnit into a report that validates against junit-10.xsd
-// and that dashboards show per case: classname = "kernodeck.<layer>", name = the case id; and
-// merges such reports, one per build variant, into one.
+// and that dashboards show per case: classname = "kernodeck.<layer>", name = the case id;
+// merges such reports, one per build variant, into one; and publishes a run, the one pipeline
+// ci/ and CTest's cleanup step call.
 //
+//   kernodeck-junit publish --reports DIR --source-root DIR
+//                   (--gtest-xml DIR [--ctest-junit FILE] [--ctest-tests FILE] [--variant NAME]
+//                    [--commit TEXT] | --merge FILE...)
+//                   [--title NAME] [--machine-path DIR]... [--no-machine-scan REASON]
 //   kernodeck-junit --ctest-junit FILE --gtest-xml DIR --output FILE
 //                   [--ctest-tests FILE] [--variant NAME] [--title NAME]
 //                   [--cases DIR [--commit TEXT] [--gpu-declared yes|no]]
@@ -12,6 +17,16 @@
 //   kernodeck-junit --fleet DIR (--expect NODE.UNIT... | --expect-file FILE)... --output FILE
 //                   [--title NAME] [--commit TEXT] [--summary FILE] [--html FILE]
 //
+// publish         writes DIR/junit.xml, DIR/summary.md and DIR/index.html of the run (its
+//                 certificate from the check's reports in DIR/cases; the commit as git tells it
+//                 for --source-root unless --commit gives it; the GPU declared when
+//                 KERNODECK_EXPECT_GPU=1; the temporary folder, TMPDIR or /tmp, shown as
+//                 "<name>") or of the --merge reports, then checks them, each check printing its
+//                 verdict on stderr or failing: the report validates against junit-10.xsd
+//                 (built in, validated by libxml2: no xmllint needed), no case is skipped
+//                 without a reason, and no file of DIR names this machine (its paths: the
+//                 source root, each --machine-path, HOME; its host and user names), unless
+//                 --no-machine-scan says why not. See publish.hpp.
 // --ctest-junit   what `ctest --output-junit FILE` wrote. Without it (the cleanup test of the
 //                 conformance run, which every `ctest` runs after the cases it selected), the
 //                 cases are those that left their verdict or their ".started" mark in the
@@ -77,7 +92,7 @@
 //
 // Prints "tests=N passed=N failures=N errors=N skipped=N" (of the whole report, merged or not)
 // and exits 0 whatever the tests did; 1 when an input cannot be read or is not what it should
-// be, or the report cannot be written; 2 on a usage error.
+// be, or the report cannot be written, and (publish) when a check fails; 2 on a usage error.
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -88,12 +103,13 @@
 #include "junit_fleet.hpp"
 #include "junit_files.hpp"
 #include "junit_write.hpp"
+#include "publish.hpp"
 
 namespace {
 
 namespace junit = kd::junit;
 
-// What the command line asked for.
+// What the command line asked for, besides publish.
 struct Args {
   junit::RunInputs run;
   std::string output;
@@ -169,9 +185,53 @@ void add_fleet_options(CLI::App& app, Args& a) {
   }
 }
 
+// The subcommand publish and its options (publish.hpp).
+CLI::App* add_publish(CLI::App& app, junit::PublishOptions& o) {
+  CLI::App* p = app.add_subcommand(
+      "publish", "Writes a run's (or merged reports') junit.xml, summary.md and index.html into "
+                 "the reports folder and checks them: schema, skip reasons, this machine");
+  p->add_option("--reports", o.reports, "the reports folder (its cases/: the check's reports)")
+      ->required()
+      ->type_name("DIR");
+  p->add_option("--source-root", o.source_root, "the project's folder")
+      ->required()
+      ->type_name("DIR");
+  CLI::Option* gtest = p->add_option("--gtest-xml", o.gtest_xml, "GoogleTest's XML folder")
+                           ->type_name("DIR");
+  p->add_option("--merge", o.merge, "reports to merge, one per variant")
+      ->type_name("FILE")
+      ->expected(1, -1)
+      ->excludes(gtest);
+  p->add_option("--ctest-junit", o.ctest_junit, "the file ctest --output-junit wrote")
+      ->type_name("FILE")
+      ->needs(gtest);
+  p->add_option("--ctest-tests", o.ctest_tests, "what ctest --show-only=json-v1 printed")
+      ->type_name("FILE")
+      ->needs(gtest);
+  p->add_option("--variant", o.variant, "the build variant of this run")
+      ->type_name("NAME")
+      ->needs(gtest);
+  p->add_option("--commit", o.commit, "the commit, when git cannot tell it (a packed kit)")
+      ->type_name("TEXT")
+      ->needs(gtest);
+  p->add_option("--title", o.title, "name of the report (<testsuites name>)")->type_name("NAME");
+  p->add_option("--machine-path", o.machine_paths, "a folder of this machine (the build tree)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+  p->add_option("--no-machine-scan", o.no_machine_scan,
+                "why the reports are not held against this machine's details")
+      ->type_name("REASON");
+  return p;
+}
+
 // Requirements CLI11 cannot say with needs(): checked after parsing, so that --merge with
 // --ctest-junit is reported as the exclusion it is.
-void check_requirements(const CLI::App& app) {
+void check_requirements(const CLI::App& app, const CLI::App& publish) {
+  if (publish.parsed()) {
+    if (publish.count("--gtest-xml") == 0 && publish.count("--merge") == 0)
+      throw CLI::RequiredError("--gtest-xml or --merge (with publish)");
+    return;
+  }
   auto given = [&app](const char* name) { return app.count(name) > 0; };
   if (!given("--gtest-xml") && !given("--merge") && !given("--fleet"))
     throw CLI::RequiredError("--gtest-xml, --merge or --fleet");
@@ -211,23 +271,35 @@ int convert_run(const Args& a) {
   return 0;
 }
 
+int publish_run(const junit::PublishOptions& o) {
+  const junit::Published published =
+      junit::publish(o, junit::environment_of_this_process(), std::cerr);
+  std::cout << junit::summary_line(published.counts) << std::endl;
+  return published.held ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Rewrites CTest's JUnit, with GoogleTest's per-test XML, into a JUnit report "
-               "that validates against junit-10.xsd, or merges such reports into one.",
+               "that validates against junit-10.xsd, merges such reports into one, or publishes "
+               "a run (publish).",
                "kernodeck-junit"};
   Args args;
+  junit::PublishOptions publish;
   add_input_options(app, args);
   add_certificate_options(app, args);
   add_fleet_options(app, args);
+  CLI::App* publish_command = add_publish(app, publish);
+  app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
-    check_requirements(app);
+    check_requirements(app, *publish_command);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
+    if (publish_command->parsed()) return publish_run(publish);
     if (app.count("--fleet") > 0) return fleet_run(args);
     return convert_run(args);
   } catch (const std::exception& e) {  // an InputError among them

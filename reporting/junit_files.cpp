@@ -28,7 +28,7 @@ Report read_run(const RunInputs& in, std::ostream& log) {
   const CtestRun run = in.ctest_junit.empty()
                            ? run_from_started(gtest)
                            : parse_ctest_junit(read_input(in.ctest_junit, "CTest JUnit"));
-  for (const std::string& warning : warnings) log << "kernodeck-junit: " << warning << '\n';
+  for (const std::string& warning : warnings) log << "kernodeck-junit: " + warning + "\n";
   std::map<std::string, TestInfo> infos;
   if (!in.ctest_tests.empty())
     infos = parse_ctest_tests_json(read_input(in.ctest_tests, "CTest test list"));
@@ -37,7 +37,7 @@ Report read_run(const RunInputs& in, std::ostream& log) {
   if (!in.cases_dir.empty()) {
     std::vector<std::string> notes;
     Certificate certificate = read_case_reports(in.cases_dir, notes);
-    for (const std::string& note : notes) log << "kernodeck-junit: " << note << '\n';
+    for (const std::string& note : notes) log << "kernodeck-junit: " + note + "\n";
     if (!in.commit.empty()) certificate.commit = in.commit;
     if (!in.gpu_declared.empty()) certificate.gpu_declared = in.gpu_declared;
     report.certificate = certificate;
@@ -110,7 +110,7 @@ Written write_merged(const std::vector<std::string>& reports, const std::string&
   for (const std::string& path : reports) inputs.push_back({path, read_input(path, "report")});
   const Merged merged = merge_reports(inputs, title);
   for (const std::string& warning : merged.warnings)
-    log << "kernodeck-junit: warning: " << warning << '\n';
+    log << "kernodeck-junit: warning: " + warning + "\n";
   write_output(out.junit, merged.xml);
   if (!out.summary.empty()) write_output(out.summary, summary_markdown(merged.xml));
   if (!out.html.empty())

@@ -3,8 +3,10 @@
 # exactly the cases it ran. A throw-away CTest project holds the sample cases wired as the
 # conformance suite is (suites/CMakeLists.txt): GoogleTest's XML per case, every case
 # requiring the fixture kernodeck_report, whose setup and cleanup tests run
-# cmake/KernodeckConformanceReport.cmake. Two runs with different filters: each report holds
-# its own cases only, a case that crashed or hung is an error, and the report is valid JUnit.
+# cmake/KernodeckConformanceReport.cmake. Two runs with different filters, on a PATH without
+# xmllint: each report holds its own cases only, a case that crashed or hung is an error, the
+# cleanup step says that the report validates against junit-10.xsd, and it does (xmllint,
+# outside the runs, agrees).
 #
 # usage: plain_ctest_test.sh SAMPLE KERNODECK_JUNIT CTEST CMAKE SOURCE_ROOT
 set -euo pipefail
@@ -36,7 +38,7 @@ fail() {
        "\"-DXML=$xml\" -P \"$script\")"
   echo "set_tests_properties(conformance.report_start PROPERTIES FIXTURES_SETUP kernodeck_report)"
   echo "add_test(conformance.report \"$cmake\" -DSTEP=report \"-DREPORTS=$reports\"" \
-       "\"-DXML=$xml\" \"-DJUNIT=$tool\" \"-DSOURCE=$source_root\" \"-DXSD=$xsd\" -P \"$script\")"
+       "\"-DXML=$xml\" \"-DJUNIT=$tool\" \"-DSOURCE=$source_root\" -P \"$script\")"
   echo "set_tests_properties(conformance.report PROPERTIES FIXTURES_CLEANUP kernodeck_report)"
   # The same command line gtest_discover_tests(XML_OUTPUT_DIR) generates.
   for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run/healthy \
@@ -55,14 +57,27 @@ expect() {
   [[ $got == "$3" ]] || fail "$1: expected $3, got $got ($2)"
 }
 
+# The runs see git (the commit) and nothing else on PATH: no xmllint.
+mkdir -p "$work/bin"
+if git=$(command -v git); then ln -s "$git" "$work/bin/git"; fi
+if PATH=$work/bin command -v xmllint >/dev/null 2>&1; then fail "xmllint is still on the bare PATH"; fi
+# verdict RUN: the cleanup step of that run said the report validates (CTest keeps each test's
+# output in LastTest.log).
+verdict() {
+  grep -qxF "kernodeck-junit: $reports/junit.xml validates against junit-10.xsd" \
+    "$project/Testing/Temporary/LastTest.log" ||
+    fail "$1: the cleanup step did not say that junit.xml validates against junit-10.xsd"
+}
+
 # 1. Three cli cases, and two probe cases that die without a verdict.
-"$ctest" --test-dir "$project" -j 4 -R 'cli\.run|segfault|hang_forever' \
+PATH=$work/bin "$ctest" --test-dir "$project" -j 4 -R 'cli\.run|segfault|hang_forever' \
   >"$work/run1.log" 2>&1 || true
 if [[ ! -f $reports/junit.xml ]]; then
   cat "$work/run1.log" >&2
   echo "junit.plain_ctest: FAILED: the first run left no junit.xml" >&2
   exit 1
 fi
+verdict "run 1"
 xmllint --noout --schema "$xsd" "$reports/junit.xml" || fail "run 1: junit.xml is not valid"
 expect "run 1: cli cases" 'count(//testcase[@classname="kernodeck.cli"])' 3
 expect "run 1: probe cases" 'count(//testcase[@classname="kernodeck.probe"])' 2
@@ -80,8 +95,9 @@ grep -q 'data-case="probe.segfault" data-verdict="error"' "$reports/index.html" 
   fail "run 1: index.html does not show segfault as an error"
 
 # 2. Another selection: the report holds that case only, nothing of run 1.
-"$ctest" --test-dir "$project" -R 'probe\.run/healthy' >"$work/run2.log" 2>&1 ||
+PATH=$work/bin "$ctest" --test-dir "$project" -R 'probe\.run/healthy' >"$work/run2.log" 2>&1 ||
   fail "run 2: ctest failed: $(cat "$work/run2.log")"
+verdict "run 2"
 xmllint --noout --schema "$xsd" "$reports/junit.xml" || fail "run 2: junit.xml is not valid"
 expect "run 2: cases besides the certificate" \
   'count(//testcase[@classname!="kernodeck.certificate"])' 1

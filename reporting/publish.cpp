@@ -39,35 +39,46 @@ Written write_report(const PublishOptions& o, const PublishEnvironment& env, std
   return write_run(run, scrub, out, log);
 }
 
+// One whole line at a time: CTest merges a test's stdout and stderr as they arrive, and a line
+// written in pieces could be split by the other stream.
+void say(std::ostream& log, const std::string& line) { log << line + "\n" << std::flush; }
+
+// "1 problem", "2 problems".
+std::string count(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 bool check_schema(const std::string& file, const std::string& xml, std::ostream& log) {
   const std::vector<std::string> errors = schema_errors(xml);
   if (errors.empty()) {
-    log << "kernodeck-junit: " << file << " validates against junit-10.xsd\n";
+    say(log, "kernodeck-junit: " + file + " validates against junit-10.xsd");
     return true;
   }
-  log << "kernodeck-junit: FAILED: " << file << " does not validate against junit-10.xsd:\n";
-  for (const std::string& e : errors) log << "  " << e << '\n';
+  std::string text =
+      "kernodeck-junit: FAILED: " + file + " does not validate against junit-10.xsd:";
+  for (const std::string& e : errors) text += "\n  " + e;
+  say(log, text);
   return false;
 }
 
 bool check_skips(const std::string& file, const std::string& xml, std::ostream& log) {
   const std::vector<std::string> cases = reasonless_skips(xml);
   if (cases.empty()) {
-    log << "kernodeck-junit: every skip in " << file << " says why\n";
+    say(log, "kernodeck-junit: every skip in " + file + " says why");
     return true;
   }
-  log << "kernodeck-junit: FAILED: " << file
-      << ": cases skipped without a reason (give GTEST_SKIP() one):";
-  for (const std::string& c : cases) log << ' ' << c;
-  log << '\n';
+  std::string text = "kernodeck-junit: FAILED: " + file +
+                     ": cases skipped without a reason (give GTEST_SKIP() one):";
+  for (const std::string& c : cases) text += " " + c;
+  say(log, text);
   return false;
 }
 
 // Nothing in the reports folder names this machine: its folders, HOME, host or user name.
 bool check_machine(const PublishOptions& o, std::ostream& log) {
   if (!o.no_machine_scan.empty()) {
-    log << "kernodeck-junit: " << o.reports
-        << " is not held against this machine's details: " << o.no_machine_scan << '\n';
+    say(log, "kernodeck-junit: " + o.reports +
+                 " is not held against this machine's details: " + o.no_machine_scan);
     return true;
   }
   published::MachineDetails machine = published::this_machine();
@@ -76,18 +87,17 @@ bool check_machine(const PublishOptions& o, std::ostream& log) {
   std::vector<std::string> binary;
   std::size_t scanned = 0;
   const auto problems = published::check_published_folder(o.reports, machine, binary, scanned);
-  for (const auto& p : problems) log << p.file << ": " << p.problem << '\n';
-  const std::string files = std::to_string(scanned) + " published files" +
-                            (binary.empty() ? "" : ", " + std::to_string(binary.size()) +
-                                                       " binary files not read");
+  for (const auto& p : problems) say(log, p.file + ": " + p.problem);
+  const std::string files =
+      count(scanned, "published file", "published files") +
+      (binary.empty() ? "" : ", " + count(binary.size(), "binary file", "binary files") +
+                                 " not read");
   if (problems.empty()) {
-    log << "kernodeck-junit: nothing in " << o.reports << " names this machine (" << files
-        << ")\n";
+    say(log, "kernodeck-junit: nothing in " + o.reports + " names this machine (" + files + ")");
     return true;
   }
-  log << "kernodeck-junit: FAILED: " << o.reports << " would publish details of this machine: "
-      << problems.size() << (problems.size() == 1 ? " problem" : " problems") << " in " << files
-      << '\n';
+  say(log, "kernodeck-junit: FAILED: " + o.reports + " would publish details of this machine: " +
+               count(problems.size(), "problem", "problems") + " in " + files);
   return false;
 }
 

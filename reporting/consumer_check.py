@@ -220,6 +220,50 @@ def gtest_places(gtest_dir):
     return places
 
 
+def check_declarations(cases, gtest_dir):
+    """Where each case is declared: where GoogleTest recorded it (its XML's file and line, or
+    for a case that died before writing one, its ".started" mark), never a table's text."""
+    declared = gtest_places(gtest_dir)
+    where = {name: f"Case declared at reporting/sample_cases.cpp:{declared[name]}"
+             for name in ("cli.run/report_mismatch", "cli.run/needs_gpu", "probe.run/healthy")}
+    expect(where["cli.run/report_mismatch"] != where["cli.run/needs_gpu"],
+           f"two cli cases registered on their own lines share one: {where}")
+    mismatch = cases.get("cli/report_mismatch")
+    text = mismatch.result[0].text if mismatch is not None and mismatch.result else ""
+    expect("reporting/sample_cases.cpp:" in text, f"cli/report_mismatch: no relative location")
+    expect(text.rstrip().endswith(where["cli.run/report_mismatch"]),
+           f"cli/report_mismatch: declaration {text[-80:]!r}, not {where['cli.run/report_mismatch']!r}")
+    skip = cases.get("cli/needs_gpu")
+    text = skip.result[0].text if skip is not None and skip.result else ""
+    lines = text.split("\n")
+    expect(len(lines) == 3 and lines[0] == "no GPU on this runner"
+           and re.fullmatch(r"Skipped at reporting/sample_cases\.cpp:\d+", lines[1])
+           and lines[2] == where["cli.run/needs_gpu"],
+           f"cli/needs_gpu: skip body {text!r}")
+    # The segfault wrote no XML: its place is its mark's, the TEST_P every probe case shares.
+    segfault = cases.get("probe/segfault")
+    text = segfault.result[0].text if segfault is not None and segfault.result else ""
+    expect(text.rstrip().endswith(where["probe.run/healthy"]),
+           f"probe/segfault: declaration {text[-80:]!r}, not {where['probe.run/healthy']!r}")
+    expect("suites/sample_cases.cpp" not in text and "suites/sample_cases.cpp" not in
+           (mismatch.result[0].text if mismatch is not None and mismatch.result else ""),
+           "a declaration found by searching the source tree's text")
+
+
+def check_summary(summary_path):
+    """The Markdown summary of the certified run."""
+    with open(summary_path, encoding="utf-8") as f:
+        summary = f.read()
+    expect(summary.startswith("# sample: certificate\n"), f"summary starts {summary[:40]!r}")
+    expect("sample 1.0.0 (commit 0123456789ab): NOT CERTIFIED" in summary, "summary: certificate")
+    rows = [line for line in summary.splitlines() if line.startswith("| - | `kernodeck.")]
+    expect(len(rows) == 8, f"summary: {len(rows)} rows of failures, errors and skips, not 8")
+    for row in ("| - | `kernodeck.cli.needs_gpu` | skipped | no GPU on this runner |",
+                "| - | `kernodeck.script.fail` | failed | failed (CTest): exit code 3, expected 0 |"):
+        expect(row in summary, f"summary lacks {row!r}")
+    expect(MACHINE_PATH.search(summary) is None, "summary: a path of this machine")
+
+
 def check_certified(path, summary_path, gtest_dir):
     report, suites = read(path)
     expect(report.tests == 13, f"tests {report.tests}")
@@ -263,33 +307,7 @@ def check_certified(path, summary_path, gtest_dir):
             first = (result.text or "").split("\n")[0]
             expect(first == result.message, f"{name}: body starts {first!r}, message "
                                             f"{result.message!r}")
-    # Where each case is declared: where GoogleTest recorded it (its XML's file and line, or
-    # for a case that died before writing one, its ".started" mark), never a table's text.
-    declared = gtest_places(gtest_dir)
-    where = {name: f"Case declared at reporting/sample_cases.cpp:{declared[name]}"
-             for name in ("cli.run/report_mismatch", "cli.run/needs_gpu", "probe.run/healthy")}
-    expect(where["cli.run/report_mismatch"] != where["cli.run/needs_gpu"],
-           f"two cli cases registered on their own lines share one: {where}")
-    mismatch = cases.get("cli/report_mismatch")
-    text = mismatch.result[0].text if mismatch is not None and mismatch.result else ""
-    expect("reporting/sample_cases.cpp:" in text, f"cli/report_mismatch: no relative location")
-    expect(text.rstrip().endswith(where["cli.run/report_mismatch"]),
-           f"cli/report_mismatch: declaration {text[-80:]!r}, not {where['cli.run/report_mismatch']!r}")
-    skip = cases.get("cli/needs_gpu")
-    text = skip.result[0].text if skip is not None and skip.result else ""
-    lines = text.split("\n")
-    expect(len(lines) == 3 and lines[0] == "no GPU on this runner"
-           and re.fullmatch(r"Skipped at reporting/sample_cases\.cpp:\d+", lines[1])
-           and lines[2] == where["cli.run/needs_gpu"],
-           f"cli/needs_gpu: skip body {text!r}")
-    # The segfault wrote no XML: its place is its mark's, the TEST_P every probe case shares.
-    segfault = cases.get("probe/segfault")
-    text = segfault.result[0].text if segfault is not None and segfault.result else ""
-    expect(text.rstrip().endswith(where["probe.run/healthy"]),
-           f"probe/segfault: declaration {text[-80:]!r}, not {where['probe.run/healthy']!r}")
-    expect("suites/sample_cases.cpp" not in text and "suites/sample_cases.cpp" not in
-           (mismatch.result[0].text if mismatch is not None and mismatch.result else ""),
-           "a declaration found by searching the source tree's text")
+    check_declarations(cases, gtest_dir)
     with open(path, encoding="utf-8") as f:
         xml = f.read()
     leak = MACHINE_PATH.search(xml)
@@ -297,16 +315,7 @@ def check_certified(path, summary_path, gtest_dir):
            if leak else "")
     expect("Simulated" not in xml and "999.1" not in xml, "a simulated GPU taken for the machine's")
 
-    with open(summary_path, encoding="utf-8") as f:
-        summary = f.read()
-    expect(summary.startswith("# sample: certificate\n"), f"summary starts {summary[:40]!r}")
-    expect("sample 1.0.0 (commit 0123456789ab): NOT CERTIFIED" in summary, "summary: certificate")
-    rows = [line for line in summary.splitlines() if line.startswith("| - | `kernodeck.")]
-    expect(len(rows) == 8, f"summary: {len(rows)} rows of failures, errors and skips, not 8")
-    for row in ("| - | `kernodeck.cli.needs_gpu` | skipped | no GPU on this runner |",
-                "| - | `kernodeck.script.fail` | failed | failed (CTest): exit code 3, expected 0 |"):
-        expect(row in summary, f"summary lacks {row!r}")
-    expect(MACHINE_PATH.search(summary) is None, "summary: a path of this machine")
+    check_summary(summary_path)
     finish("the certificate, its properties and the summary")
 
 

@@ -47,46 +47,15 @@ kd_jobs() {
   echo "${KERNODECK_JOBS:-$(($(nproc) * 4))}"
 }
 
-kd_validate_junit() {
-  xmllint --noout --schema harness/junit/junit-10.xsd "$1" || return
-  # Every skip says why: a skip whose only text is CTest's (the regex that matched GoogleTest's
-  # "[  SKIPPED ]") or the converter's "no reason given" comes from a GTEST_SKIP() without one.
-  local bare
-  bare=$(xmllint --xpath '//testcase[skipped[starts-with(@message, "SKIP_REGULAR_EXPRESSION_MATCHED")
-           or @message = "skipped by the test (no reason given)"]]/@name' "$1" 2>/dev/null) || true
-  if [[ -n $bare ]]; then
-    echo "ci: FAILED: $1: cases skipped without a reason (give GTEST_SKIP() one):" $bare >&2
-    return 1
-  fi
-}
-
-# The commit the check is built from, when this is a git work tree ("+changes" when tracked files
-# differ from it); nothing otherwise.
-kd_commit() {
-  local commit
-  commit=$(git rev-parse --short=12 HEAD 2>/dev/null) || return 0
-  if [[ -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then
-    commit+="+changes"
-  fi
-  echo "$commit"
-}
-
-# kd_check_published BUILD_DIR DIR...: nothing in the published reports names this machine: no
-# absolute path of it, not the checkout or the build tree, nor what --this-machine adds (HOME,
-# the host name, the user name unless root). Prints each problem; fails on any.
-kd_check_published() {
-  local build=$1
-  shift
-  "$build/harness/kernodeck-evidence" --published --this-machine --machine-path "$PWD" \
-    --machine-path "$(realpath "$build")" "$@"
-}
-
-# kd_ctest VARIANT [LABEL_REGEX]: runs the variant's tests (all without a label),
-# then writes <reports>/junit.xml (with the certificate learned from the check's own reports in
-# <reports>/cases), <reports>/summary.md and <reports>/index.html from CTest's JUnit and
-# GoogleTest's XML, validates it and holds <reports> against the machine's details. CTest's and
-# GoogleTest's raw results, which name the machine's paths, stay in the build tree
-# (ctest-junit.xml, ctest-tests.json, gtest-xml/). Returns ctest's status.
+# kd_ctest VARIANT [LABEL_REGEX]: runs the variant's tests (all without a label), then publishes
+# the run with kernodeck-junit publish (reporting/publish.hpp), the pipeline CTest's own cleanup
+# step runs too: <reports>/junit.xml (with the certificate learned from the check's own reports
+# in <reports>/cases, the commit git tells, KERNODECK_EXPECT_GPU), <reports>/summary.md and
+# <reports>/index.html from CTest's JUnit and GoogleTest's XML; then it says that the report
+# validates against junit-10.xsd, that every skip has a reason and that nothing in <reports>
+# names this machine, or fails. CTest's and GoogleTest's raw results, which name the machine's
+# paths, stay in the build tree (ctest-junit.xml, ctest-tests.json, gtest-xml/). Returns
+# ctest's status, or 1 when publishing failed.
 kd_ctest() {
   local variant=$1 labels=${2:-} status=0
   local build reports raw filter=() spec=() named=()
@@ -110,35 +79,23 @@ kd_ctest() {
   ctest --test-dir "$build" "${filter[@]}" -j "$(kd_jobs)" "${spec[@]}" \
     --output-on-failure --output-junit "$raw/ctest-junit.xml" || status=$?
   ctest --test-dir "$build" "${filter[@]}" --show-only=json-v1 >"$raw/ctest-tests.json"
-  local commit certified=()
-  commit=$(kd_commit)
-  if [[ -n $commit ]]; then certified=(--commit "$commit"); fi
-  mkdir -p "$reports/cases"
-  "$build/harness/junit/kernodeck-junit" --ctest-junit "$raw/ctest-junit.xml" \
-    --gtest-xml "$raw/gtest-xml" --ctest-tests "$raw/ctest-tests.json" \
-    --output "$reports/junit.xml" --title kernodeck-diagnostic "${named[@]}" \
-    --cases "$reports/cases" "${certified[@]}" \
-    --gpu-declared "$([[ ${KERNODECK_EXPECT_GPU:-} == 1 ]] && echo yes || echo no)" \
-    --source-root "$PWD" --hide-prefix "${TMPDIR:-/tmp}" --summary "$reports/summary.md" \
-    --html "$reports/index.html"
-  kd_validate_junit "$reports/junit.xml" || status=1
-  kd_check_published "$build" "$reports" || status=1
+  "$build/reporting/kernodeck-junit" publish --reports "$reports" --gtest-xml "$raw/gtest-xml" \
+    --ctest-junit "$raw/ctest-junit.xml" --ctest-tests "$raw/ctest-tests.json" "${named[@]}" \
+    --source-root "$PWD" --machine-path "$(realpath "$build")" || status=1
   return "$status"
 }
 
 # kd_merge_junit BUILD_DIR VARIANT...: one reports/junit.xml (with summary.md and index.html) of
-# the variants' reports.
-# Callers run it where errexit does not reach (a command substitution, after ||): every step's
-# status is kept by hand.
+# the variants' reports, published as kd_ctest publishes each: the same pipeline and checks, for
+# the whole reports/. Prints the merged counts on stdout, the checks' verdicts on stderr.
+# Callers run it where errexit does not reach (a command substitution, after ||): its status is
+# the pipeline's, kept by hand.
 kd_merge_junit() {
   local build=$1 inputs=() status=0
   shift
   for variant in "$@"; do inputs+=("$(kd_reports_dir "$variant")/junit.xml"); done
-  "$build/harness/junit/kernodeck-junit" --merge "${inputs[@]}" \
-    --output reports/junit.xml --title kernodeck-diagnostic --summary reports/summary.md \
-    --html reports/index.html --source-root "$PWD" || status=1
-  kd_validate_junit reports/junit.xml || status=1
-  kd_check_published "$build" reports >&2 || status=1
+  "$build/reporting/kernodeck-junit" publish --reports reports --merge "${inputs[@]}" \
+    --source-root "$PWD" --machine-path "$(realpath "$build")" || status=1
   return "$status"
 }
 
@@ -179,15 +136,13 @@ kd_tsan_build() {
 }
 
 # kd_tsan_ctest: the tsan build's tests through kd_ctest tsan (reports/tsan/). That build makes no
-# report tools of its own: the debian build's kernodeck-junit and kernodeck-evidence are linked
-# in where kd_ctest calls them. A race ends its test program with exit code 86
+# report tool of its own: the debian build's kernodeck-junit is linked in where kd_ctest calls it. A race ends its test program with exit code 86
 # (sanitizers/options.c), so it fails as a test. Half the jobs of the variants, as the asan run.
 kd_tsan_ctest() {
   local build tools
   build=$(kd_build_dir tsan)
-  tools=$PWD/$(kd_build_dir debian)/harness
-  mkdir -p "$build/harness/junit"
-  ln -sfn "$tools/junit/kernodeck-junit" "$build/harness/junit/kernodeck-junit"
-  ln -sfn "$tools/kernodeck-evidence" "$build/harness/kernodeck-evidence"
+  tools=$PWD/$(kd_build_dir debian)/reporting
+  mkdir -p "$build/reporting"
+  ln -sfn "$tools/kernodeck-junit" "$build/reporting/kernodeck-junit"
   KERNODECK_JOBS=${KERNODECK_JOBS:-$(($(nproc) * 2))} kd_ctest tsan
 }

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# ci.report_checks: the checks ci/common.sh runs on every published JUnit report hold where
-# ./ci/test and ./ci/conformance call them, i.e. where errexit does not reach (a command
-# substitution, a call followed by ||):
-#   - a merged report that the schema refuses fails kd_merge_junit;
-#   - a case skipped without a reason fails kd_validate_junit, which names the case;
-#   - a report whose skips all say why passes.
-#   common_test.sh REPO
+# ci.report_checks: the checks ci/common.sh's pipeline (kernodeck-junit publish) runs on every
+# published JUnit report hold where ./ci/test and ./ci/conformance call it, i.e. where errexit
+# does not reach (a command substitution, a call followed by ||):
+#   - a merged report that the schema refuses fails kd_merge_junit, which says why;
+#   - a merged report with a case skipped without a reason fails kd_merge_junit, naming the case;
+#   - a run whose case skipped without a reason fails kd_ctest, naming the case;
+#   - a report whose skips all say why passes, and says so.
+#   common_test.sh REPO KERNODECK_JUNIT
 set -uo pipefail
-repo=$1
+repo=$1 junit=$(realpath "$2")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -19,16 +20,19 @@ fail() {
 # shellcheck source=ci/common.sh
 source "$repo/ci/common.sh"
 cd "$tmp" || exit 1
-ln -s "$repo/harness" harness
+# A build tree holding the real kernodeck-junit, where ci/common.sh looks for it.
+mkdir -p build/reporting reports/debian
+ln -s "$junit" build/reporting/kernodeck-junit
 
-# A JUnit report, valid against junit-10.xsd, with one skipped case whose <skipped> says $1.
+# A JUnit report kernodeck-junit could have written, with one skipped case whose <skipped> says
+# $1, and the time of its suite $2.
 report() {
   cat <<EOF
 <?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="2" failures="0" errors="0" time="1.0">
-  <testsuite name="unit" tests="2" failures="0" errors="0" skipped="1" time="1.0">
-    <testcase name="runs" classname="kernodeck.unit" time="0.5"/>
-    <testcase name="SkipsQuietly" classname="kernodeck.unit" time="0.5">
+<testsuites name="kernodeck-diagnostic" tests="2" failures="0" errors="0" time="1.000">
+  <testsuite name="unit" tests="2" failures="0" errors="0" skipped="1" time="${2:-1.000}">
+    <testcase name="runs" classname="kernodeck.unit" time="0.500"/>
+    <testcase name="SkipsQuietly" classname="kernodeck.unit" time="0.500">
       <skipped message="$1"/>
     </testcase>
   </testsuite>
@@ -36,36 +40,55 @@ report() {
 EOF
 }
 
-# --- a skip must say why ---------------------------------------------------------------------
-report "root may write into any folder" >reasoned.xml
-out=$(kd_validate_junit reasoned.xml 2>&1) || fail "a report whose skip has a reason was refused: $out"
+# merge: kd_merge_junit of reports/debian/junit.xml inside $(...); its status in $status.
+merge() {
+  status=0
+  counts=$(kd_merge_junit build debian 2>"$tmp/err") || status=$?
+}
 
+# --- a skip that says why passes -------------------------------------------------------------
+report "root may write into any folder" >reports/debian/junit.xml
+merge
+[[ $status == 0 ]] || fail "a report whose skip has a reason was refused: $(cat "$tmp/err")"
+[[ $counts == "tests=2 passed=1 failures=0 errors=0 skipped=1" ]] || fail "merged counts '$counts'"
+grep -qxF "kernodeck-junit: reports/junit.xml validates against junit-10.xsd" "$tmp/err" ||
+  fail "the merge does not say that its report validates: $(cat "$tmp/err")"
+
+# --- a skip must say why ---------------------------------------------------------------------
 for bare in "SKIP_REGULAR_EXPRESSION_MATCHED: [  SKIPPED ] unit.SkipsQuietly (0 ms)" \
             "skipped by the test (no reason given)"; do
-  report "$bare" >bare.xml
-  if out=$(kd_validate_junit bare.xml 2>&1); then
+  report "$bare" >reports/debian/junit.xml
+  merge
+  if [[ $status == 0 ]]; then
     fail "a skip without a reason ('$bare') was accepted"
-  elif [[ $out != *'SkipsQuietly'* ]]; then
-    fail "the refusal of a skip without a reason does not name the case: $out"
+  elif ! grep -q 'skipped without a reason.*kernodeck\.unit\.SkipsQuietly' "$tmp/err"; then
+    fail "the refusal of a skip without a reason does not name the case: $(cat "$tmp/err")"
   fi
 done
 
 # --- a merged report the schema refuses fails the merge, even inside $(...) -----------------
-mkdir -p build/harness/junit reports/debian
-# A stand-in for kernodeck-junit --merge that writes what the schema refuses.
-cat >build/harness/junit/kernodeck-junit <<'EOF'
-#!/bin/sh
-while [ $# -gt 0 ]; do
-  if [ "$1" = --output ]; then echo '<testsuites><bogus/></testsuites>' >"$2"; fi
-  shift
-done
+# The merge reads "-0" as a number of seconds; junit-10.xsd's time pattern does not allow it.
+report "root may write into any folder" -0 >reports/debian/junit.xml
+merge
+if [[ $status == 0 ]]; then
+  fail "kd_merge_junit succeeded although the merged report fails the schema"
+elif ! grep -q "does not validate against junit-10.xsd" "$tmp/err"; then
+  fail "the schema's refusal does not say so: $(cat "$tmp/err")"
+fi
+
+# --- a run whose case skips without a reason fails kd_ctest, even after || -----------------
+# A CTest project whose one GoogleTest-shaped test leaves XML with a bare skip.
+mkdir -p build/gtest-xml
+cat >build/CTestTestfile.cmake <<EOF
+add_test(quiet.run/skips /bin/sh -c "printf '%s' '<testsuites><testsuite name=\"quiet\"><testcase name=\"run/skips\" result=\"skipped\"><skipped message=\"\"/></testcase></testsuite></testsuites>' >$tmp/build/gtest-xml/quiet.xml")
 EOF
-chmod +x build/harness/junit/kernodeck-junit
-kd_check_published() { return 0; }  # the machine's names are another test's concern
 status=0
-counts=$(kd_merge_junit build debian 2>/dev/null) || status=$?
-[[ $status != 0 ]] || fail "kd_merge_junit succeeded although the merged report fails the schema"
-: "$counts"
+KERNODECK_JOBS=1 kd_ctest "" >"$tmp/out" 2>&1 || status=$?
+if [[ $status == 0 ]]; then
+  fail "kd_ctest succeeded although a case skipped without a reason: $(cat "$tmp/out")"
+elif ! grep -q 'skipped without a reason.*kernodeck\.quiet\.skips' "$tmp/out"; then
+  fail "kd_ctest's refusal does not name the case: $(cat "$tmp/out")"
+fi
 
 if ((failures > 0)); then
   echo "ci.report_checks: $failures failure(s)" >&2

@@ -1,4 +1,4 @@
-// The JUnit converter's inputs (harness/junit/junit_convert.hpp): CTest's JUnit, GoogleTest's
+// The JUnit converter's inputs (reporting/junit_inputs.hpp): CTest's JUnit, GoogleTest's
 // XML and `ctest --show-only=json-v1`. An input is read or refused with InputError; any other
 // exception, a crash or a leak is a defect. One program per input kind (KD_FUZZ_INPUT).
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "junit_convert.hpp"
+#include "junit_inputs.hpp"
 
 #if !defined(KD_FUZZ_INPUT)
 #error "KD_FUZZ_INPUT names the parser: 1 CTest JUnit, 2 GoogleTest XML, 3 CTest's JSON"

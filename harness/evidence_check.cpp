@@ -35,11 +35,11 @@
 namespace {
 
 // Prints each problem of published report folders, binary files as not read, then a count.
-int check_published(const std::vector<std::string>& folders, const kdh::MachineDetails& machine) {
+int check_published(const std::vector<std::string>& folders, const kd::published::MachineDetails& machine) {
   size_t count = 0, scanned = 0;
   for (const std::string& folder : folders) {
     std::vector<std::string> binary;
-    for (const auto& p : kdh::check_published_folder(folder, machine, binary, scanned)) {
+    for (const auto& p : kd::published::check_published_folder(folder, machine, binary, scanned)) {
       std::cout << p.file << ": " << p.problem << '\n';
       ++count;
     }
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   bool allow_none = false;
   bool published = false;
   bool this_machine = false;
-  kdh::MachineDetails machine;
+  kd::published::MachineDetails machine;
   app.add_option("DIR", folders, "evidence folders, e.g. docs/evidence/<gpu>-<date>")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--allow-none", allow_none, "no DIR at all is fine (no evidence committed yet)");
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (this_machine) {
-    const kdh::MachineDetails here = kdh::this_machine();
+    const kd::published::MachineDetails here = kd::published::this_machine();
     machine.paths.insert(machine.paths.end(), here.paths.begin(), here.paths.end());
     machine.names.insert(machine.names.end(), here.names.begin(), here.names.end());
   }

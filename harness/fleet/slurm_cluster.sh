@@ -133,7 +133,7 @@ cat "$work/log/job.log"
 out=$(echo "$work"/shared/fleet-*)
 [[ -f $out/junit.xml ]] || fail "the fleet job wrote no junit.xml (job exit $job_status)"
 [[ $job_status != 0 ]] || fail "the fleet job succeeded although kd3 is broken"
-xmllint --noout --schema "$root/harness/junit/junit-10.xsd" "$out/junit.xml" ||
+xmllint --noout --schema "$root/reporting/junit-10.xsd" "$out/junit.xml" ||
   fail "junit.xml does not validate against junit-10.xsd"
 xpath() { xmllint --xpath "$1" "$out/junit.xml"; }
 for node in kd1 kd2; do

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# junit.consumer: runs the sample cases through a throw-away CTest project, converts the result
+# with kernodeck-junit, validates it against junit-10.xsd and reads it back with junitparser, a
+# real JUnit consumer (consumer_check.py), checking every count, name and message a dashboard
+# would show; then does the same for two variants of the run merged into one report
+# (--variant, --merge). junitparser comes from TOOLS_DIR/venv (./ci/setup --junit-consumer).
+#
+# Then the run is converted once more as a certificate (--cases with the check's reports,
+# --source-root, --hide-prefix, --summary): the properties, the certificate's case, the reasons
+# first and where each case is declared (as GoogleTest recorded it), no path of this machine,
+# and the Markdown summary.
+#
+# usage: consumer_test.sh SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST SOURCE_ROOT
+set -euo pipefail
+
+if [[ $# -ne 6 ]]; then
+  echo "usage: $0 SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST SOURCE_ROOT" >&2
+  exit 2
+fi
+sample=$1 tool=$2 xsd=$3 tools=$4 ctest=$5 source_root=$6
+
+# A missing consumer is a broken setup, not a reason to skip: the report would go unchecked.
+JUNITPARSER_VERSION=5.0.3
+missing() {
+  echo "junit.consumer: FAILED: $1 is missing; run ./ci/setup --junit-consumer" >&2
+  exit 1
+}
+command -v xmllint >/dev/null 2>&1 || missing "xmllint (Debian package libxml2-utils)"
+python=$tools/venv/bin/python
+[[ -x $python ]] || missing "the Python venv $tools/venv"
+version=$("$python" -c 'import junitparser; print(junitparser.version)' 2>/dev/null) ||
+  missing "junitparser (PyPI, in $tools/venv)"
+if [[ $version != "$JUNITPARSER_VERSION" ]]; then
+  echo "junit.consumer: FAILED: $tools/venv has junitparser $version, the checks are written" \
+    "for $JUNITPARSER_VERSION; run ./ci/setup --junit-consumer" >&2
+  exit 1
+fi
+checker=$(dirname "$0")/consumer_check.py
+for file in "$sample" "$tool" "$xsd" "$ctest" "$checker"; do
+  [[ -e $file ]] || { echo "junit.consumer: FAILED: $file does not exist" >&2; exit 1; }
+done
+# CTest resolves a relative program against the throw-away project, not against here.
+sample=$(realpath "$sample") tool=$(realpath "$tool") xsd=$(realpath "$xsd")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+project=$work/project gx=$work/gtest-xml
+mkdir -p "$project" "$gx"
+bash_path=$(command -v bash)
+
+# The same command line gtest_discover_tests(XML_OUTPUT_DIR) generates, so the XML lands in
+# subfolders exactly as it does for the suites.
+gtest_test() {
+  local name=$1 extra=${2:-}
+  cat >>"$project/CTestTestfile.cmake" <<EOF
+add_test([=[$name]=] "$sample" "--gtest_filter=$name" "--gtest_also_run_disabled_tests"
+         "--gtest_output=xml:$gx/$name.xml")
+set_tests_properties([=[$name]=] PROPERTIES SKIP_REGULAR_EXPRESSION [=[\[  SKIPPED \]]=] $extra)
+EOF
+}
+script_test() {
+  local name=$1 code=$2 extra=${3:-}
+  cat >>"$project/CTestTestfile.cmake" <<EOF
+add_test([=[$name]=] "$bash_path" "-c" [=[$code]=])
+EOF
+  [[ -z $extra ]] || echo "set_tests_properties([=[$name]=] PROPERTIES $extra)" \
+    >>"$project/CTestTestfile.cmake"
+}
+
+: >"$project/CTestTestfile.cmake"
+gtest_test cli.run/usage_ok
+gtest_test cli.run/report_mismatch
+gtest_test cli.run/needs_gpu
+gtest_test probe.run/healthy
+gtest_test probe.run/segfault
+gtest_test probe.run/hang_forever "TIMEOUT 2"
+gtest_test probe.run/dirty_exit
+gtest_test SampleUnit.Holds
+script_test script.pass 'echo fine'
+script_test script.fail 'echo "checked the report"; echo "exit code 3, expected 0"; exit 3'
+script_test script.skip 'echo "no nvidia-smi on this runner"; exit 77' "SKIP_RETURN_CODE 77"
+echo 'add_test([=[script.missing]=] "/nonexistent/kernodeck-no-such-program")' \
+  >>"$project/CTestTestfile.cmake"
+
+# ctest exits non-zero: half the sample fails on purpose.
+"$ctest" --test-dir "$project" -j 2 --output-junit "$work/ctest-junit.xml" \
+  >"$work/ctest.log" 2>&1 || true
+"$ctest" --test-dir "$project" --show-only=json-v1 >"$work/ctest-tests.json"
+if [[ ! -s $work/ctest-junit.xml ]]; then
+  cat "$work/ctest.log" >&2
+  echo "junit.consumer: FAILED: ctest wrote no JUnit" >&2
+  exit 1
+fi
+
+summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
+  --ctest-tests "$work/ctest-tests.json" --output "$work/junit.xml" --title sample)
+expected_summary="tests=12 passed=4 failures=2 errors=4 skipped=2"
+if [[ $summary != "$expected_summary" ]]; then
+  echo "junit.consumer: FAILED: summary '$summary', expected '$expected_summary'" >&2
+  cat "$work/junit.xml" >&2
+  exit 1
+fi
+
+if ! xmllint --noout --schema "$xsd" "$work/junit.xml"; then
+  cat "$work/junit.xml" >&2
+  echo "junit.consumer: FAILED: the report does not validate against junit-10.xsd" >&2
+  exit 1
+fi
+
+"$python" "$checker" sample "$work/junit.xml"
+
+# The certificate. The check's own reports of the run: a real GPU pass with the host check, a
+# real CPU pass, a fault-injection report whose simulated GPU must not be taken for the
+# machine's, and a file that is no report.
+cases=$work/cases
+mkdir -p "$cases"
+report() {  # report FILE PROBE DEVICE CODE DEVICE_NAME HOST
+  cat >"$cases/$1" <<EOF
+{"schema_version": 1, "tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "probe": "$2"},
+ "code": "$4", "requested": {"device": "$3"},
+ "pytorch": {"version": "2.15.0", "cuda": "13.2", "hip": null, "backend": "cuda",
+             "gpu_available": true, "visible_device_count": $([[ $3 == cuda ]] && echo 2 || echo null)},
+ "execution": {"device_name": $5, "capability": $([[ $5 == null ]] && echo null || echo '"9.0"')},
+ "host": $6}
+EOF
+}
+report device.gpu_pass_index_0.json libtorch cuda GPU_CHECK_PASSED '"NVIDIA H200"' null
+report host.nvidia_smi_real.json libtorch cuda GPU_CHECK_PASSED '"NVIDIA H200"' \
+  '{"tool": "nvidia-smi", "status": "ok", "driver_version": "570.86.15", "memory_total_mib": 1}'
+report compute.cpu_pass.json libtorch cpu CPU_CHECK_PASSED null null
+report device.simulated.json override cuda GPU_CHECK_PASSED '"Kernodeck Simulated GPU"' \
+  '{"tool": "nvidia-smi", "status": "ok", "driver_version": "999.1", "memory_total_mib": 1}'
+echo 'not a report' >"$cases/device.simulated.stderr.json"
+# A source tree where GoogleTest's file (compiled in the project's real tree) is found by its
+# relative path, and a table that names two cases on its lines 3 and 4: where a case is
+# declared comes from GoogleTest, never from such a text.
+src=$work/src
+mkdir -p "$src/suites" "$src/reporting"
+: >"$src/reporting/sample_cases.cpp"
+printf '// the sample table\nstd::vector<Case> cases() {\n  return {Case("report_mismatch", "cli"),\n          host_case("needs_gpu", "cli")};\n}\n' \
+  >"$src/suites/sample_cases.cpp"
+build_root=$(dirname "$(dirname "$tool")")
+summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
+  --ctest-tests "$work/ctest-tests.json" --output "$work/certified.xml" --title sample \
+  --cases "$cases" --commit 0123456789ab --gpu-declared yes --source-root "$src" \
+  --hide-prefix "$source_root" --hide-prefix "$build_root" --hide-prefix "${TMPDIR:-/tmp}" \
+  --summary "$work/summary.md" 2>"$work/certified.err")
+expected_certified="tests=13 passed=4 failures=3 errors=4 skipped=2"
+if [[ $summary != "$expected_certified" ]] || ! grep -q "device.simulated.stderr.json" "$work/certified.err"; then
+  cat "$work/certified.err" >&2
+  echo "junit.consumer: FAILED: certified summary '$summary', expected '$expected_certified'" \
+    "and a note about the file that is no report" >&2
+  exit 1
+fi
+if ! xmllint --noout --schema "$xsd" "$work/certified.xml"; then
+  cat "$work/certified.xml" >&2
+  echo "junit.consumer: FAILED: the certified report does not validate against junit-10.xsd" >&2
+  exit 1
+fi
+"$python" "$checker" certified "$work/certified.xml" "$work/summary.md" "$gx"
+
+# Two build variants certified in separate CTest runs end in one report: the same run converted
+# with --variant a and --variant b, then merged.
+# Each variant's folder holds its own JSON report of the case cli.report_mismatch, which the
+# merged HTML page must show under that variant's case.
+for variant in a b; do
+  mkdir -p "$work/$variant/cases"
+  echo "{\"schema_version\": 1, \"seen_by\": \"variant-$variant\"}" \
+    >"$work/$variant/cases/cli.report_mismatch.json"
+  summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
+    --ctest-tests "$work/ctest-tests.json" --variant "$variant" \
+    --output "$work/$variant/junit.xml" --title sample)
+  cp "$work/$variant/junit.xml" "$work/junit-$variant.xml"
+  if [[ $summary != "$expected_summary" ]]; then
+    echo "junit.consumer: FAILED: --variant $variant: summary '$summary'" >&2
+    exit 1
+  fi
+done
+summary=$("$tool" --merge "$work/a/junit.xml" "$work/b/junit.xml" \
+  --output "$work/merged.xml" --title sample-variants --html "$work/merged.html" \
+  2>"$work/merge.err")
+expected_merged="tests=24 passed=8 failures=4 errors=8 skipped=4"
+if [[ $summary != "$expected_merged" || -s $work/merge.err ]]; then
+  cat "$work/merge.err" >&2
+  echo "junit.consumer: FAILED: merged summary '$summary', expected '$expected_merged'" >&2
+  exit 1
+fi
+if ! xmllint --noout --schema "$xsd" "$work/merged.xml"; then
+  cat "$work/merged.xml" >&2
+  echo "junit.consumer: FAILED: the merged report does not validate against junit-10.xsd" >&2
+  exit 1
+fi
+"$python" "$checker" variants "$work/merged.xml"
+for variant in a b; do
+  shown=$(sed -n "/data-case=\"cli.report_mismatch\".*data-variant=\"$variant\"/,/^<\/div>$/p" \
+    "$work/merged.html")
+  if ! grep -q "variant-$variant" <<<"$shown"; then
+    echo "junit.consumer: FAILED: the merged HTML does not show variant $variant's own JSON" \
+      "report under its case cli.report_mismatch; it shows:" >&2
+    echo "${shown:-(no such case)}" >&2
+    exit 1
+  fi
+done
+
+# --merge takes reports this tool wrote, and only them.
+status=0
+"$tool" --merge "$work/junit-a.xml" --ctest-junit "$work/ctest-junit.xml" \
+  --output "$work/refused.xml" >/dev/null 2>&1 || status=$?
+if [[ $status != 2 ]]; then
+  echo "junit.consumer: FAILED: --merge with --ctest-junit exited $status, expected 2" >&2
+  exit 1
+fi
+status=0
+"$tool" --merge "$work/junit-a.xml" "$work/ctest-junit.xml" --output "$work/refused.xml" \
+  >/dev/null 2>"$work/refused.err" || status=$?
+if [[ $status != 1 ]] || ! grep -qF "$work/ctest-junit.xml is not a report" "$work/refused.err" ||
+   [[ -e $work/refused.xml ]]; then
+  cat "$work/refused.err" >&2
+  echo "junit.consumer: FAILED: merging CTest's own JUnit exited $status, expected 1" \
+    "naming the file and writing nothing" >&2
+  exit 1
+fi
+echo "junit.consumer: the merged two-variant report and the refusals are as expected"

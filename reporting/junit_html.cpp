@@ -1,0 +1,340 @@
+#include "junit_html.hpp"
+
+#include <tinyxml2.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+#include "junit_report.hpp"
+#include "junit_xml.hpp"
+#include "util/files.hpp"
+
+namespace kd::junit {
+namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  return kd::read_file(path.string(), std::numeric_limits<std::size_t>::max()).value_or("");
+}
+
+// The layers of the contract, bottom up: each needs the one below to hold.
+const char* const kLadder[] = {"import", "backend", "device", "compute"};
+
+struct HtmlCase {
+  std::string variant, layer, id, verdict, message, body, promise;
+};
+
+struct LayerState {
+  std::size_t passed = 0, failed = 0, skipped = 0;
+  std::string state() const {
+    if (failed > 0) return "failed";
+    if (passed == 0 && skipped == 0) return "not run";
+    if (passed == 0) return "skipped";
+    if (skipped > 0) return "passed, with skips";
+    return "passed";
+  }
+  std::string css() const {
+    if (failed > 0) return "failed";
+    if (passed == 0) return "skipped";
+    return "passed";
+  }
+};
+
+std::string count_text(const LayerState& s) {
+  return std::to_string(s.passed) + " passed, " + std::to_string(s.failed) + " failed, " +
+         std::to_string(s.skipped) + " skipped";
+}
+
+constexpr const char* kStyle = R"(
+html { --bg: #ffffff; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --panel: #f6f8fa;
+        --pass: #1a7f37; --fail: #cf222e; --skip: #9a6700; }
+@media (prefers-color-scheme: dark) {
+  html { --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --panel: #161b22;
+          --pass: #3fb950; --fail: #f85149; --skip: #d29922; }
+}
+body { background: var(--bg); color: var(--fg); margin: 2em auto; max-width: 75em;
+       padding: 0 1em; font: 15px/1.45 system-ui, sans-serif; }
+h1 { margin-bottom: .2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid var(--line); }
+.verdict { font-size: 1.2em; font-weight: bold; }
+table { border-collapse: collapse; margin: .5em 0; }
+th, td { border: 1px solid var(--line); padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: var(--panel); }
+.passed { color: var(--pass); } .failed { color: var(--fail); } .skipped { color: var(--skip); }
+ol.ladder { list-style: none; padding: 0; display: flex; flex-direction: column-reverse; gap: .4em;
+            max-width: 40em; }
+ol.ladder li { border: 2px solid var(--line); border-left-width: .6em; background: var(--panel);
+               padding: .4em .8em; }
+ol.ladder li.passed { border-left-color: var(--pass); }
+ol.ladder li.failed { border-left-color: var(--fail); }
+ol.ladder li.skipped { border-left-color: var(--skip); }
+.case { border: 1px solid var(--line); margin: .4em 0; padding: .4em .8em; }
+.case .promise { color: var(--muted); }
+pre { background: var(--panel); border: 1px solid var(--line); padding: .5em; overflow-x: auto;
+      white-space: pre-wrap; word-break: break-word; font-size: 13px; }
+summary { cursor: pointer; color: var(--muted); }
+@media print {
+  body { background: #fff; color: #000; max-width: none; margin: 0; }
+  html { --bg: #fff; --fg: #000; --panel: #fff; --muted: #333; }
+  details > pre { display: none; }
+  .case { break-inside: avoid; }
+}
+)";
+
+}  // namespace
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::string> read_case_json(const std::filesystem::path& dir,
+                                                  const PathScrub& scrub) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator d(dir, ec), end; !ec && d != end; d.increment(ec)) {
+    if (d->path().extension() != ".json") continue;
+    out[d->path().stem().string()] = scrub_paths(read_file(d->path()), scrub);
+  }
+  return out;
+}
+
+namespace {
+
+// What the page shows, read from the report.
+struct HtmlReport {
+  std::string title;
+  Counts counts;
+  std::vector<std::string> variants;                               // in report order
+  std::map<std::string, std::map<std::string, std::string>> facts;  // property -> variant -> value
+  std::vector<std::string> fact_order;
+  std::vector<std::pair<std::string, std::string>> certificates;  // variant, plain words
+  std::map<std::string, std::vector<HtmlCase>> by_layer;
+  std::map<std::string, LayerState> layers;
+};
+
+// A suite's variant; its other properties become facts of that variant.
+std::string read_suite_facts(const tinyxml2::XMLElement* suite, HtmlReport& r) {
+  const std::string variant = suite_variant(suite);
+  std::vector<std::pair<std::string, std::string>> props;
+  if (const auto* ps = suite->FirstChildElement("properties")) {
+    for (const auto* p = ps->FirstChildElement("property"); p;
+         p = p->NextSiblingElement("property")) {
+      props.emplace_back(attr(p, "name"), attr(p, "value"));
+    }
+  }
+  if (std::find(r.variants.begin(), r.variants.end(), variant) == r.variants.end())
+    r.variants.push_back(variant);
+  for (const auto& [name, value] : props) {
+    if (name == kVariantProperty) continue;
+    if (!r.facts.count(name)) r.fact_order.push_back(name);
+    r.facts[name].emplace(variant, value);
+  }
+  return variant;
+}
+
+HtmlCase read_case(const tinyxml2::XMLElement* tc, const std::string& variant) {
+  HtmlCase c;
+  c.variant = variant;
+  c.layer = attr(tc, "classname");
+  if (c.layer.rfind(kClassPrefix, 0) == 0) c.layer = c.layer.substr(std::string(kClassPrefix).size());
+  c.id = attr(tc, "name");
+  c.verdict = "passed";
+  const std::string system_out = all_text(tc->FirstChildElement("system-out"));
+  if (system_out.rfind(kPromisePrefix, 0) == 0) {
+    const std::size_t begin = std::string(kPromisePrefix).size();
+    c.promise = system_out.substr(begin, system_out.find('\n') - begin);
+  }
+  for (const char* v : {"failure", "error", "skipped"}) {
+    if (const auto* e = tc->FirstChildElement(v)) {
+      c.verdict = std::string(v) == "failure" ? "failed" : v;
+      c.message = attr(e, "message");
+      c.body = all_text(e);
+    }
+  }
+  return c;
+}
+
+// Counts a case, and files it under its layer, or as a certificate's statement.
+void add_case(const tinyxml2::XMLElement* tc, HtmlCase c, HtmlReport& r) {
+  ++r.counts.tests;
+  if (c.verdict == "failed") ++r.counts.failures;
+  else if (c.verdict == "error") ++r.counts.errors;
+  else if (c.verdict == "skipped") ++r.counts.skipped;
+  else ++r.counts.passed;
+  if (attr(tc, "classname") == std::string(kClassPrefix) + "certificate") {
+    // A failing certificate's body repeats its message on line one.
+    const std::string out = all_text(tc->FirstChildElement("system-out"));
+    const std::size_t eol = c.body.find('\n');
+    r.certificates.emplace_back(c.variant, !out.empty()                ? out
+                                           : eol == std::string::npos ? c.body
+                                                                      : c.body.substr(eol + 1));
+    return;
+  }
+  LayerState& state = r.layers[c.layer];
+  if (c.verdict == "passed") ++state.passed;
+  else if (c.verdict == "skipped") ++state.skipped;
+  else ++state.failed;
+  r.by_layer[c.layer].push_back(std::move(c));
+}
+
+HtmlReport read_html_report(const tinyxml2::XMLElement* root) {
+  HtmlReport r;
+  r.title = attr(root, "name");
+  for (const auto* s = root->FirstChildElement("testsuite"); s;
+       s = s->NextSiblingElement("testsuite")) {
+    const std::string variant = read_suite_facts(s, r);
+    for (const auto* tc = s->FirstChildElement("testcase"); tc;
+         tc = tc->NextSiblingElement("testcase")) {
+      add_case(tc, read_case(tc, variant), r);
+    }
+  }
+  return r;
+}
+
+void write_head(std::ostringstream& h, const HtmlReport& r) {
+  const Counts& counts = r.counts;
+  const bool certified = counts.failures == 0 && counts.errors == 0;
+  h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    << "<meta name=\"color-scheme\" content=\"light dark\">\n"
+    << "<title>" << html_escape(r.title) << ": certificate</title>\n<style>" << kStyle
+    << "</style>\n</head>\n<body>\n";
+  h << "<main id=\"certificate\" data-tests=\"" << counts.tests << "\" data-passed=\""
+    << counts.passed << "\" data-failed=\"" << counts.failures << "\" data-errors=\""
+    << counts.errors << "\" data-skipped=\"" << counts.skipped << "\" data-certified=\""
+    << (certified ? "yes" : "no") << "\">\n";
+  h << "<h1>" << html_escape(r.title) << ": certificate</h1>\n";
+  h << "<p class=\"verdict " << (certified ? "passed" : "failed") << "\" id=\"verdict\">"
+    << (certified ? "CERTIFIED: no case failed." : "NOT CERTIFIED: a case failed or erred.")
+    << "</p>\n";
+  h << "<p id=\"counts\">" << counts.tests << " tests in the report (the certificate's own "
+    << "included): " << counts.passed << " passed, "
+    << counts.failures << " failed, " << counts.errors << " errors, " << counts.skipped
+    << " skipped.</p>\n";
+}
+
+// The environment: one column per variant; then each certificate's statement.
+void write_environment(std::ostringstream& h, const HtmlReport& r) {
+  h << "<h2>Environment</h2>\n";
+  if (r.fact_order.empty()) {
+    h << "<p id=\"environment\">No facts in this report (kernodeck-junit without --cases).</p>\n";
+  } else {
+    h << "<table id=\"environment\">\n<tr><th>fact</th>";
+    for (const std::string& v : r.variants)
+      h << "<th>" << html_escape(v.empty() ? std::string("value") : v) << "</th>";
+    h << "</tr>\n";
+    for (const std::string& name : r.fact_order) {
+      h << "<tr data-property=\"" << html_escape(name) << "\"><th>" << html_escape(name) << "</th>";
+      for (const std::string& v : r.variants) {
+        const auto& values = r.facts.at(name);
+        const auto it = values.find(v);
+        h << "<td data-variant=\"" << html_escape(v) << "\">"
+          << html_escape(it == values.end() ? std::string("-") : it->second) << "</td>";
+      }
+      h << "</tr>\n";
+    }
+    h << "</table>\n";
+  }
+  for (const auto& [variant, text] : r.certificates) {
+    h << "<pre class=\"statement\" data-variant=\"" << html_escape(variant) << "\">"
+      << html_escape(text) << "</pre>\n";
+  }
+}
+
+// The ladder: compute at the top, import at the bottom; `own`, when given, in its place.
+void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::string& own) {
+  h << "<h2>The four layers</h2>\n";
+  if (!own.empty()) {
+    h << own;
+    return;
+  }
+  h << "<ol class=\"ladder\" id=\"ladder\">\n";
+  for (const char* layer : kLadder) {
+    const LayerState s = r.layers.count(layer) ? r.layers.at(layer) : LayerState{};
+    h << "<li class=\"" << s.css() << "\" data-layer=\"" << layer << "\" data-state=\""
+      << html_escape(s.state()) << "\"><strong>" << layer << "</strong>: " << html_escape(s.state())
+      << " (" << count_text(s) << ")</li>\n";
+  }
+  h << "</ol>\n";
+}
+
+void write_case(std::ostringstream& h, const HtmlCase& c,
+                const std::map<std::string, std::string>& case_json) {
+  h << "<div class=\"case\" data-case=\"" << html_escape(c.layer + "." + c.id)
+    << "\" data-verdict=\"" << c.verdict << "\"";
+  if (!c.variant.empty()) h << " data-variant=\"" << html_escape(c.variant) << "\"";
+  h << "><strong>" << html_escape(c.id) << "</strong>";
+  if (!c.variant.empty()) h << " [" << html_escape(c.variant) << "]";
+  h << " <span class=\"" << (c.verdict == "error" ? "failed" : c.verdict) << "\">" << c.verdict
+    << "</span>\n";
+  if (!c.promise.empty())
+    h << "<div class=\"promise\">Promise: " << html_escape(c.promise) << "</div>\n";
+  if (c.verdict == "skipped") {
+    h << "<div class=\"reason\">Skipped: " << html_escape(c.message) << "</div>\n";
+  } else if (c.verdict != "passed") {
+    h << "<div class=\"reason\">" << html_escape(c.message) << "</div>\n"
+      << "<details><summary>What went wrong</summary><pre>" << html_escape(c.body)
+      << "</pre></details>\n";
+  }
+  auto json = case_json.find(c.variant + "/" + c.layer + "." + c.id);
+  if (json == case_json.end()) json = case_json.find(c.layer + "." + c.id);
+  if (json != case_json.end()) {
+    h << "<details class=\"json\"><summary>The check's JSON report</summary><pre>"
+      << html_escape(json->second) << "</pre></details>\n";
+  }
+  h << "</div>\n";
+}
+
+// Every case, the ladder's layers first, then the others by name.
+void write_cases(std::ostringstream& h, const HtmlReport& r,
+                 const std::map<std::string, std::string>& case_json) {
+  std::vector<std::string> order(std::begin(kLadder), std::end(kLadder));
+  for (const auto& [layer, cases] : r.by_layer)
+    if (std::find(order.begin(), order.end(), layer) == order.end()) order.push_back(layer);
+  h << "<h2>Every case</h2>\n";
+  for (const std::string& layer : order) {
+    const auto found = r.by_layer.find(layer);
+    if (found == r.by_layer.end()) continue;
+    const LayerState& s = r.layers.at(layer);
+    h << "<section class=\"layer\" data-layer=\"" << html_escape(layer) << "\">\n<h3>"
+      << html_escape(layer) << " <span class=\"" << s.css() << "\">" << html_escape(s.state())
+      << "</span> (" << count_text(s) << ")</h3>\n";
+    for (const HtmlCase& c : found->second) write_case(h, c, case_json);
+    h << "</section>\n";
+  }
+}
+
+}  // namespace
+
+std::string certificate_html(const std::string& junit_xml,
+                             const std::map<std::string, std::string>& case_json,
+                             const PageParts& parts) {
+  tinyxml2::XMLDocument doc;
+  const HtmlReport report = read_html_report(parse_report_xml(doc, junit_xml));
+  std::ostringstream h;
+  write_head(h, report);
+  h << parts.before_environment;
+  write_environment(h, report);
+  write_ladder(h, report, parts.ladder);
+  write_cases(h, report, case_json);
+  h << "</main>\n</body>\n</html>\n";
+  return h.str();
+}
+
+}  // namespace kd::junit

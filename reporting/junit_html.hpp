@@ -1,0 +1,43 @@
+// The certificate as one self-contained HTML page (no script, no network, no other file): the
+// counts and the environment at the top, the four layers of the contract as a ladder, then every
+// case by layer with its promise, verdict, reason and the check's JSON report of it.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "junit_localize.hpp"
+
+namespace kd::junit {
+
+// `text` with & < > " ' as character references.
+std::string html_escape(std::string_view text);
+
+// Each *.json of `dir` (the check's own reports, "<layer>.<case id>.json"), keyed by its name
+// without ".json", with its paths made relative or anonymous. A missing folder gives none.
+std::map<std::string, std::string> read_case_json(const std::filesystem::path& dir,
+                                                  const PathScrub& scrub);
+
+// A page of many machines (kernodeck-junit --fleet) gives `parts`: a view shown above the
+// environment, and its own ladder (<ol id="ladder">) in place of the one counted from the
+// cases, whose classnames there name nodes, not layers.
+struct PageParts {
+  std::string before_environment;
+  std::string ladder;
+};
+
+// The page of a report write_junit or merge_reports wrote: the four layers of the contract
+// (import, backend, device, compute) with their state, then every case by layer with the promise
+// it recorded ("Promise: ..." first in its system-out), its verdict, its skip reason or failure,
+// and its JSON report in <details>: from `case_json`, keyed "<variant>/<layer>.<id>" for a case
+// of a variant (a merged report), else "<layer>.<id>".
+// For tests: <main id="certificate"> carries data-tests, data-passed, data-failed,
+// data-errors and data-skipped (of every case in the report, the certificate's own included,
+// as summary_line counts them); the facts are rows of <table id="environment">.
+std::string certificate_html(const std::string& junit_xml,
+                             const std::map<std::string, std::string>& case_json,
+                             const PageParts& parts = {});
+
+}  // namespace kd::junit

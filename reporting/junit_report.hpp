@@ -1,0 +1,105 @@
+// The report as data, before it is written: suites of cases, each with its verdict and the text
+// a reviewer reads, and the run's certificate. The converter (junit_verdict) makes one, the
+// writer (junit_write) writes it as JUnit that validates against junit-10.xsd.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kd::junit {
+
+// Any input that cannot be read or understood; main() turns it into a non-zero exit.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Verdict { Passed, Failure, Error, Skipped };
+
+struct ReportCase {
+  std::string classname;  // the layer (GoogleTest suite); written as "kernodeck.<layer>"
+  std::string name;       // the case id
+  double time = 0;
+  Verdict verdict = Verdict::Passed;
+  std::string type;     // failure / error kind: assertion, exit-status, crash, timeout, ...
+  std::string message;  // one line
+  std::string body;     // the full text a reviewer reads
+  std::string system_out;
+  // What the case guards (GtestCase::promise); written as the first line of <system-out>,
+  // "Promise: <promise>", for every verdict, so that a dashboard and the HTML page show it.
+  std::string promise = {};
+  // Where GoogleTest says the case is declared, "<file>:<line>" (GtestCase::file and line, or
+  // the case's ".started" mark); empty when GoogleTest recorded none. localize() makes it
+  // relative and adds "Case declared at <it>" to the body of each skip, failure and error.
+  std::string declared = {};
+};
+
+// The first line of a case's <system-out> that states its promise.
+inline constexpr const char* kPromisePrefix = "Promise: ";
+
+// The line localize() ends a skip's, failure's or error's body with.
+inline constexpr const char* kDeclaredPrefix = "Case declared at ";
+
+struct ReportSuite {
+  std::string name;
+  std::vector<ReportCase> cases;
+};
+
+struct Counts {
+  std::size_t tests = 0, passed = 0, failures = 0, errors = 0, skipped = 0;
+  // Counts one more case with this verdict.
+  void add(Verdict verdict);
+};
+
+// "tests=N passed=N failures=N errors=N skipped=N", what kernodeck-junit prints.
+std::string summary_line(const Counts& counts);
+
+// The property that names the build variant of every suite, when the report has one.
+inline constexpr const char* kVariantProperty = "kernodeck.variant";
+
+// Every case's classname is this prefix and its layer: "kernodeck.device".
+inline constexpr const char* kClassPrefix = "kernodeck.";
+
+// "<layer> [<variant>]", or the layer alone without a variant.
+std::string suite_name(const std::string& layer, const std::string& variant);
+
+// What the check's own reports of a run (the suite's reports/<variant>/cases/*.json) say about
+// what was certified and on what. Facts about the machine come only from reports the real
+// probe made (tool.probe "libtorch"): the fault-injecting probe's are simulations. A fact no
+// report tells stays "unknown"; one the reports tell is absent says so ("none", "not asked").
+struct Certificate {
+  std::string check_version = "unknown";  // tool.version
+  std::string commit = "unknown";         // given by the caller (--commit): reports carry none
+  std::string libtorch_version = "unknown";
+  std::string backend = "unknown";
+  std::string cuda_version = "unknown";
+  std::string hip_version = "unknown";
+  std::string gpu_model = "none";       // execution.device_name of the real GPU passes
+  std::string gpu_capability = "none";  // execution.capability of the real GPU passes
+  std::string gpu_count = "unknown";    // GPUs seen by the real GPU cases
+  std::string driver_version = "not asked";  // host.driver_version from the real host check
+  std::string gpu_declared = "not said";     // did the runner declare a GPU (--gpu-declared)
+  std::size_t reports = 0;       // reports read
+  std::size_t real_reports = 0;  // of which the real probe made
+};
+
+struct Report {
+  std::string title;
+  double time = 0;
+  std::vector<ReportSuite> suites;
+  // The build variant (e.g. which libtorch) when several are certified side by side; empty
+  // when there is only one. With a variant, each suite is written as "<layer> [<variant>]" and
+  // carries the property kernodeck.variant, while each case keeps the layer as its classname
+  // and its case id as its name, so that the same case reads the same in every variant.
+  std::string variant;
+  // With a certificate, every suite carries its facts as properties, and a first suite
+  // "certificate" holds one case that states the certificate in plain words: it passes when no
+  // case failed or erred, and fails otherwise.
+  std::optional<Certificate> certificate;
+
+  Counts counts() const;
+};
+
+}  // namespace kd::junit

@@ -1,0 +1,109 @@
+// What the converter's unit tests share: sample reports, a scratch folder, XML helpers.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <tinyxml2.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "junit_report.hpp"
+
+namespace kd::junit::testing {
+
+namespace fs = std::filesystem;
+
+// What CTest 3.25 writes, trimmed to the parts the converter reads.
+inline const char* const kCtestJunit = R"xml(<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="(empty)" tests="3" failures="1" disabled="1" skipped="1" hostname=""
+  time="4" timestamp="2026-03-01T10:00:00">
+  <testcase name="cli.run/usage_ok" classname="cli.run/usage_ok" time="0.5" status="run">
+    <system-out>ok</system-out>
+  </testcase>
+  <testcase name="cli.run/bad" classname="cli.run/bad" time="1.25" status="fail">
+    <failure message=""/>
+    <system-out>[ RUN      ] cli.run/bad
+line[NON-XML-CHAR-0x1]</system-out>
+  </testcase>
+  <testcase name="sh.missing" classname="sh.missing" time="0" status="notrun">
+    <skipped message="Unable to find executable"/>
+    <system-out>Unable to find executable: /nope</system-out>
+  </testcase>
+  <testcase name="sh.off" classname="sh.off" time="0" status="disabled">
+    <system-out>Disabled</system-out>
+  </testcase>
+</testsuite>
+)xml";
+
+// Two layers, one case of each verdict: what write_junit is given in the tests below.
+inline Report small_report(const std::string& variant = "", double time = 3) {
+  Report report;
+  report.title = "kd";
+  report.time = time;
+  report.variant = variant;
+  ReportCase pass{"cli", "ok", 0.25, Verdict::Passed, "", "", "", ""};
+  ReportCase fail{"cli", "bad", 1, Verdict::Failure, "assertion", "x < y", "line 1\nline 2 <&>",
+                  "tail\n"};
+  ReportCase skip{"cli", "gpu", 0, Verdict::Skipped, "", "no GPU", "", ""};
+  ReportCase error{"probe", "crash", 0.5, Verdict::Error, "crash", "crashed", "crashed\n...", "t"};
+  report.suites = {{"cli", {pass, fail, skip}}, {"probe", {error}}};
+  return report;
+}
+
+inline std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+inline std::vector<std::string> attribute_of_each(const tinyxml2::XMLElement* parent, const char* child,
+                                           const char* attribute) {
+  std::vector<std::string> values;
+  for (const auto* e = parent->FirstChildElement(child); e; e = e->NextSiblingElement(child))
+    values.emplace_back(e->Attribute(attribute) ? e->Attribute(attribute) : "(none)");
+  return values;
+}
+
+// A folder of its own for one test, removed at the end.
+struct Scratch {
+  fs::path dir;
+  explicit Scratch(const std::string& name)
+      : dir(fs::temp_directory_path() /
+            ("kd-junit-" + name + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+  void write(const fs::path& relative, const std::string& text) const {
+    fs::create_directories((dir / relative).parent_path());
+    std::ofstream(dir / relative) << text;
+  }
+};
+
+// A certified report: a pass and a skip in cli, and with `failing` a failure in probe.
+inline Report certified_report(bool failing) {
+  Report report;
+  report.title = "kd";
+  report.variant = "pypi";
+  ReportCase pass{"cli", "ok", 0.25, Verdict::Passed, "", "", "", ""};
+  ReportCase skip{"cli", "gpu", 0, Verdict::Skipped, "", "no GPU", "", ""};
+  ReportCase fail{"probe", "bad", 1, Verdict::Failure, "assertion", "wrong product",
+                  "/src/x.cpp:3\nwrong product\ndetails", "tail"};
+  report.suites = {{"cli", {pass, skip}}};
+  if (failing) report.suites.push_back({"probe", {fail}});
+  Certificate c;
+  c.check_version = "1.0.0";
+  c.commit = "abc";
+  c.libtorch_version = "2.15.0";
+  c.gpu_model = "NVIDIA H200";
+  c.gpu_count = "1";
+  c.gpu_declared = "yes";
+  report.certificate = c;
+  return report;
+}
+
+}  // namespace kd::junit::testing

@@ -1,0 +1,46 @@
+// Covers junit_text.hpp: what XML 1.0 may carry, tails and headlines.
+#include "junit_text.hpp"
+
+#include <gtest/gtest.h>
+#include <tinyxml2.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "junit_test_support.hpp"
+
+namespace kd::junit {
+namespace {
+
+using namespace kd::junit::testing;
+
+TEST(JunitText, XmlSafeKeepsUtf8AndMakesTheRestVisible) {
+  EXPECT_EQ(xml_safe("a\x01" "b\tc\n"), "a\\x01b\tc\n");
+  EXPECT_EQ(xml_safe("5 \xC2\xB5s \xE2\x82\xAC \xF0\x9F\x98\x80"),
+            "5 \xC2\xB5s \xE2\x82\xAC \xF0\x9F\x98\x80");
+  EXPECT_EQ(xml_safe("bad \xFF\xC3 end"), "bad \\xFF\\xC3 end");
+  EXPECT_EQ(xml_safe("\xC0\xAF"), "\\xC0\\xAF");          // overlong '/'
+  EXPECT_EQ(xml_safe("\xED\xA0\x80"), "\\xED\\xA0\\x80");  // a surrogate
+  EXPECT_EQ(xml_safe("\xEF\xBF\xBE"), "\\xEF\\xBF\\xBE");  // U+FFFE
+  EXPECT_EQ(xml_safe("a\r\nb\rc"), "a\nb\nc");
+}
+
+TEST(JunitText, TailKeepsTheLastLinesAndSaysHowManyWereCut) {
+  EXPECT_EQ(tail_lines("a\nb\nc\n\n", 5), "a\nb\nc\n");
+  EXPECT_EQ(tail_lines("1\n2\n3\n4\n", 2), "[... 2 earlier lines not shown ...]\n3\n4\n");
+  EXPECT_EQ(tail_lines("", 2), "");
+}
+
+TEST(JunitText, HeadlineSkipsGtestLocationLines) {
+  EXPECT_EQ(headline("/src/a.cpp:12\nFailed\n\nexpected exit 0"), "expected exit 0");
+  EXPECT_EQ(headline("a.cpp:3: Failure\nValue of: x\n  Actual: false"), "Value of: x");
+  EXPECT_EQ(headline("a.cpp:3"), "a.cpp:3");
+  EXPECT_EQ(headline(std::string(300, 'x')).size(), 203u);
+}
+
+}  // namespace
+}  // namespace kd::junit

@@ -1,0 +1,348 @@
+#include "junit_verdict.hpp"
+
+#include "junit_text.hpp"
+
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "util/text.hpp"
+
+namespace kd::junit {
+namespace {
+
+// ---- timestamps ------------------------------------------------------------------------------
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's civil calendar
+// algorithm); both timestamps compared are local time of the same machine, so no time zone
+// is involved, only their difference.
+long long days_from_civil(long long y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const long long era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<long long>(doe) - 719468;
+}
+
+std::optional<long long> parse_timestamp(const std::string& text) {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &year, &month, &day, &hour, &minute,
+                  &second) != 6)
+    return std::nullopt;
+  if (month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
+  return days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) *
+             86400 +
+         hour * 3600 + minute * 60 + second;
+}
+
+// A file written before this CTest run began belongs to an earlier run; using it would show
+// an old verdict for a test that crashed this time. One second of slack covers CTest's
+// whole-second timestamp.
+bool is_stale(const GtestCase& g, const CtestRun& run) {
+  auto run_start = parse_timestamp(run.timestamp);
+  auto written = parse_timestamp(g.timestamp);
+  return run_start && written && *written + 1 < *run_start;
+}
+
+// ---- verdicts --------------------------------------------------------------------------------
+
+bool is_skip_reason(const std::string& reason) {
+  return reason.rfind("SKIP_RETURN_CODE=", 0) == 0 || reason == "SKIP_REGULAR_EXPRESSION_MATCHED";
+}
+
+// Without --ctest-tests, GoogleTest's banner in the captured output is the evidence left by a
+// gtest program that died before writing its XML.
+bool output_looks_like_gtest(const std::string& output) {
+  return output.find("Note: Google Test filter = ") != std::string::npos ||
+         output.find("[ RUN      ] ") != std::string::npos ||
+         output.find("[==========] Running ") != std::string::npos;
+}
+
+std::string output_section(const std::string& output) {
+  if (trim(output).empty()) return "The test printed nothing.";
+  return "Last lines of its output:\n" + tail_lines(output, kTailLines);
+}
+
+struct Draft {
+  ReportCase report;
+  std::string long_name;  // the whole GoogleTest test name, used when case ids collide
+};
+
+// The verdict of one CTest case, weighed with GoogleTest's record of it: one
+// method per CTest status. Each returns whether the case's output goes into
+// the report's system-out.
+class Decision {
+ public:
+  Decision(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
+           const CtestRun& run)
+      : c_(c), info_(info) {
+    gtest_name_ = info && !info->gtest_name.empty() ? info->gtest_name : c.name;
+    g_ = gtest.find(gtest_name_);
+    r_.declared = gtest.declared(gtest_name_);
+    if (g_ && is_stale(*g_, run)) {
+      stale_note_ = "An older GoogleTest XML for this case (" + g_->source + ", " +
+                    g_->timestamp + ") was ignored: it predates this CTest run.\n";
+      g_ = nullptr;
+    }
+    is_gtest_ = info ? info->gtest || g_
+                     : g_ || !stale_note_.empty() || output_looks_like_gtest(c.output);
+    limit_ = info ? info->timeout : std::nullopt;
+    // CTest kills at the limit and measures a little more; a few hundredths of slack.
+    timed_out_ = c.status == CtestStatus::Failed && limit_ && *limit_ > 0 &&
+                 c.time + 0.05 >= *limit_;
+    limit_text_ = limit_ ? "CTest's TIMEOUT of " + format_limit(*limit_) + " s" : "";
+  }
+
+  Draft decide() {
+    r_.time = c_.time;
+    name_case();
+    if (g_) r_.promise = g_->promise;
+    bool with_output = false;
+    switch (c_.status) {
+      case CtestStatus::Started: with_output = started(); break;
+      case CtestStatus::Disabled: with_output = disabled(); break;
+      case CtestStatus::NotRun: with_output = not_run(); break;
+      case CtestStatus::Passed: with_output = passed(); break;
+      case CtestStatus::Failed: with_output = failed(); break;
+    }
+    if (with_output) r_.system_out = tail_lines(c_.output, kTailLines);
+    return {r_, long_name_};
+  }
+
+ private:
+  // "<suite>.<case>" as classname and name; a value-parameterized case is
+  // "<TEST_P name>/<param name>", and the param name is the case id.
+  void name_case() {
+    const std::string& full = is_gtest_ ? gtest_name_ : c_.name;
+    const std::size_t dot = full.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == full.size()) {
+      r_.classname = "ctest";
+      r_.name = full;
+    } else {
+      r_.classname = full.substr(0, dot);
+      r_.name = full.substr(dot + 1);
+    }
+    long_name_ = r_.name;
+    // Also without evidence of GoogleTest: a test CTest could not start has no XML and may
+    // have no command either, yet must keep the name its layer's other cases have.
+    const std::size_t slash = r_.name.rfind('/');
+    if (slash != std::string::npos && slash + 1 < r_.name.size()) {
+      r_.name = r_.name.substr(slash + 1);
+    }
+  }
+
+  bool has_failures() const { return g_ && !g_->failures.empty(); }
+
+  // ---- one method per CTest status ----
+
+  bool started() {
+    if (has_failures()) return fail_with_assertions("");
+    if (g_) {
+      if (g_->skipped) skip_as_recorded(g_->skip_text);
+      return false;
+    }
+    r_.verdict = Verdict::Error;
+    r_.type = "crash";
+    r_.message = "the case started but GoogleTest recorded no verdict: the test program "
+                 "crashed, was killed or was stopped by a timeout";
+    r_.body = r_.message + "\n" + stale_note_ +
+              "No CTest output exists for it in this report; rerun the case with "
+              "`ctest --output-on-failure -R` to see it.";
+    return true;
+  }
+
+  bool disabled() {
+    r_.verdict = Verdict::Skipped;
+    r_.message = "disabled in CTest (DISABLED property)";
+    return false;
+  }
+
+  bool not_run() {
+    // A failed assertion is never shown as a skip, whatever CTest's skip regex matched.
+    if (has_failures()) {
+      return fail_with_assertions("CTest reported the test as not run (" + c_.reason +
+                                  ") although GoogleTest recorded failed assertions.");
+    }
+    if (is_skip_reason(c_.reason)) {
+      // GoogleTest's reason: from its XML, else from what it printed (the unit tests and the
+      // self-test write no XML).
+      const std::string console_skip = g_ ? "" : console_skip_text(c_.output);
+      if (g_ && g_->skipped) {
+        skip_as_recorded(g_->skip_text);
+      } else if (!skip_reason(console_skip).empty()) {
+        skip_as_recorded(console_skip);
+      } else {
+        r_.verdict = Verdict::Skipped;
+        const std::string last = last_nonempty_line(c_.output);
+        r_.message = c_.reason + (last.empty() ? "" : ": " + last);
+      }
+      return false;
+    }
+    r_.verdict = Verdict::Error;
+    r_.type = "not-run";
+    r_.message =
+        "CTest did not run the test: " + (c_.reason.empty() ? "no reason given" : c_.reason);
+    r_.body = r_.message + "\n" + stale_note_ + output_section(c_.output);
+    return true;
+  }
+
+  bool passed() {
+    if (has_failures() && !(info_ && info_->will_fail)) {
+      return fail_with_assertions("CTest reported the test as passed although GoogleTest "
+                                  "recorded failed assertions; the program's exit status "
+                                  "hides them.");
+    }
+    // No SKIP_REGULAR_EXPRESSION on this test: CTest saw exit status 0.
+    if (g_ && g_->skipped) skip_as_recorded(g_->skip_text);
+    return false;
+  }
+
+  bool failed() {
+    if (has_failures()) {
+      return fail_with_assertions(timed_out_ ? "Afterwards the program was stopped by " +
+                                                   limit_text_ + " after " +
+                                                   format_seconds(c_.time) + " s."
+                                             : "");
+    }
+    r_.verdict = Verdict::Error;
+    std::string extra_note;
+    if (g_) {
+      failed_after_its_verdict();
+    } else if (is_gtest_) {
+      extra_note = died_before_its_verdict();
+    } else if (timed_out_) {
+      r_.type = "timeout";
+      r_.message = "stopped by " + limit_text_ + " after " + format_seconds(c_.time) + " s";
+    } else {
+      r_.verdict = Verdict::Failure;
+      r_.type = "exit-status";
+      const std::string last = last_nonempty_line(c_.output);
+      r_.message = "failed (CTest)" + (last.empty() ? std::string() : ": " + cut(last, 200));
+    }
+    const std::string ctest_note = c_.reason.empty() ? "" : "CTest: " + c_.reason + "\n";
+    r_.body = r_.message + "\n" + ctest_note + extra_note + stale_note_ +
+              output_section(c_.output);
+    return true;
+  }
+
+  // ---- the ways a case fails ----
+
+  // GoogleTest recorded a pass or a skip, yet CTest says the program failed.
+  void failed_after_its_verdict() {
+    const std::string recorded =
+        g_->skipped ? "GoogleTest recorded the case as skipped (" + skip_reason(g_->skip_text) + ")"
+                    : "GoogleTest recorded the case as passed";
+    if (timed_out_) {
+      r_.type = "timeout";
+      r_.message = recorded + ", but the program was then stopped by " + limit_text_ +
+                   ": it hung after its assertions";
+    } else {
+      r_.type = "abnormal-exit";
+      r_.message = recorded +
+                   ", but CTest reports the test as failed: the program exited abnormally "
+                   "after its assertions (non-zero exit status, crash at exit or killed)";
+    }
+  }
+
+  // A GoogleTest program that ended before recording a verdict; returns a
+  // note for the body, if any.
+  std::string died_before_its_verdict() {
+    if (timed_out_) {
+      r_.type = "timeout";
+      r_.message = "stopped by " + limit_text_ + " after " + format_seconds(c_.time) +
+                   " s, before GoogleTest recorded a verdict";
+      return "";
+    }
+    r_.type = "crash";
+    if (!info_) {
+      r_.message = "the test program did not finish: it crashed, was killed or was stopped "
+                   "by a CTest timeout before GoogleTest recorded a verdict";
+      return "";
+    }
+    r_.message = "the test program crashed or was killed after " + format_seconds(c_.time) +
+                 " s, before GoogleTest recorded a verdict";
+    if (limit_) return "";
+    return "The test has no TIMEOUT property: a CTest-wide timeout (ctest --timeout) may also "
+           "have stopped it.\n";
+  }
+
+  // The skip GoogleTest recorded (its XML's skip text, or the same read from its console),
+  // with its reason.
+  void skip_as_recorded(const std::string& skip_text) {
+    r_.verdict = Verdict::Skipped;
+    r_.message = skip_reason(skip_text);
+    if (r_.message.empty()) r_.message = "skipped by the test (no reason given)";
+    // The reason first, then where GoogleTest recorded the skip.
+    r_.body = r_.message;
+    for (std::string_view line : split_lines(skip_text)) {
+      line = trim(line);
+      if (is_location_line(line)) r_.body += "\nSkipped at " + std::string(line);
+    }
+  }
+
+  bool fail_with_assertions(const std::string& extra) {
+    r_.verdict = Verdict::Failure;
+    r_.type = "assertion";
+    r_.message = headline(g_->failures.front());
+    std::string body;
+    for (const std::string& text : g_->failures) {
+      if (!body.empty()) body += "\n\n";
+      body += text;
+    }
+    r_.body = body + (extra.empty() ? "" : "\n\n" + extra);
+    return true;
+  }
+
+  const CtestCase& c_;
+  const TestInfo* info_;
+  std::string gtest_name_;
+  const GtestCase* g_ = nullptr;
+  std::string stale_note_;
+  bool is_gtest_ = false;
+  std::optional<double> limit_;
+  bool timed_out_ = false;
+  std::string limit_text_;
+  ReportCase r_;
+  std::string long_name_;
+};
+
+Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
+             const CtestRun& run) {
+  return Decision(c, gtest, info, run).decide();
+}
+
+}  // namespace
+
+Report convert(const CtestRun& run, const GtestIndex& gtest,
+               const std::map<std::string, TestInfo>& infos, const std::string& title) {
+  std::vector<Draft> drafts;
+  drafts.reserve(run.cases.size());
+  for (const CtestCase& c : run.cases) {
+    auto it = infos.find(c.name);
+    drafts.push_back(decide(c, gtest, it == infos.end() ? nullptr : &it->second, run));
+  }
+
+  // Two TEST_Ps of one layer may share a param name; their cases keep the whole test name.
+  std::map<std::pair<std::string, std::string>, int> uses;
+  for (const Draft& d : drafts) ++uses[{d.report.classname, d.report.name}];
+  for (Draft& d : drafts) {
+    if (uses[{d.report.classname, d.report.name}] > 1) d.report.name = d.long_name;
+  }
+
+  Report report;
+  report.title = title;
+  std::map<std::string, std::size_t> suite_of;
+  double total = 0;
+  for (Draft& d : drafts) {
+    total += d.report.time;
+    auto [it, inserted] = suite_of.emplace(d.report.classname, report.suites.size());
+    if (inserted) report.suites.push_back(ReportSuite{d.report.classname, {}});
+    report.suites[it->second].cases.push_back(std::move(d.report));
+  }
+  report.time = run.time > 0 ? run.time : total;
+  return report;
+}
+
+}  // namespace kd::junit

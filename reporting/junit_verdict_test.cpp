@@ -1,0 +1,217 @@
+// Covers junit_verdict.hpp: how each CTest / GoogleTest combination becomes a verdict.
+#include "junit_verdict.hpp"
+
+#include <gtest/gtest.h>
+#include <tinyxml2.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "junit_test_support.hpp"
+
+namespace kd::junit {
+namespace {
+
+using namespace kd::junit::testing;
+
+CtestCase ctest(std::string name, CtestStatus status, std::string reason = "",
+                std::string output = "", double time = 0.5) {
+  return CtestCase{std::move(name), status, std::move(reason), time, std::move(output)};
+}
+
+GtestCase gtest_case(std::string suite, std::string name) {
+  GtestCase g;
+  g.suite = std::move(suite);
+  g.name = std::move(name);
+  g.timestamp = "2026-03-01T10:00:01.250";
+  g.source = "x.xml";
+  return g;
+}
+
+TestInfo gtest_info(std::optional<double> timeout = 10.0) {
+  TestInfo info;
+  info.gtest = true;
+  info.timeout = timeout;
+  return info;
+}
+
+// Converts one CTest case and returns its report entry.
+ReportCase one(const CtestCase& c, const GtestIndex& index = {},
+               const std::optional<TestInfo>& info = std::nullopt) {
+  CtestRun run;
+  run.timestamp = "2026-03-01T10:00:00";
+  run.cases.push_back(c);
+  std::map<std::string, TestInfo> infos;
+  if (info) infos[c.name] = *info;
+  Report report = convert(run, index, infos, "t");
+  EXPECT_EQ(report.suites.size(), 1u);
+  EXPECT_EQ(report.suites.at(0).cases.size(), 1u);
+  return report.suites.at(0).cases.at(0);
+}
+
+TEST(JunitVerdict, AssertionFailureKeepsTheWholeTextUnderTheLayerAndCaseId) {
+  GtestIndex index;
+  GtestCase g = gtest_case("cli", "run/usage_unknown_option");
+  g.failures = {"suite.cpp:12\nFailed\nexit code 2, expected 64\ncommand: x --bogus"};
+  index.add(g);
+  ReportCase r = one(ctest("cli.run/usage_unknown_option", CtestStatus::Failed, "", "out"),
+                     index, gtest_info());
+  EXPECT_EQ(r.classname, "cli");
+  EXPECT_EQ(r.name, "usage_unknown_option");
+  EXPECT_EQ(r.verdict, Verdict::Failure);
+  EXPECT_EQ(r.type, "assertion");
+  EXPECT_EQ(r.message, "exit code 2, expected 64");
+  EXPECT_EQ(r.body, g.failures[0]);
+  EXPECT_EQ(r.system_out, "out\n");
+}
+
+TEST(JunitVerdict, GtestProgramWithoutVerdictCrashedOrTimedOut) {
+  const std::string output = "Note: Google Test filter = probe.run/x\n[ RUN      ] probe.run/x\n";
+  ReportCase crashed =
+      one(ctest("probe.run/x", CtestStatus::Failed, "", output, 0.2), {}, gtest_info(10.0));
+  EXPECT_EQ(crashed.verdict, Verdict::Error);
+  EXPECT_EQ(crashed.type, "crash");
+  EXPECT_NE(crashed.message.find("crashed or was killed"), std::string::npos);
+  EXPECT_NE(crashed.body.find("[ RUN      ] probe.run/x"), std::string::npos);
+
+  ReportCase timed_out =
+      one(ctest("probe.run/x", CtestStatus::Failed, "", output, 2.004), {}, gtest_info(2.0));
+  EXPECT_EQ(timed_out.verdict, Verdict::Error);
+  EXPECT_EQ(timed_out.type, "timeout");
+  EXPECT_NE(timed_out.message.find("CTest's TIMEOUT of 2 s"), std::string::npos);
+
+  // Without the test list, GoogleTest's banner is the evidence.
+  ReportCase guessed = one(ctest("probe.run/x", CtestStatus::Failed, "", output, 2.0));
+  EXPECT_EQ(guessed.verdict, Verdict::Error);
+  EXPECT_EQ(guessed.type, "crash");
+  EXPECT_NE(guessed.message.find("CTest timeout"), std::string::npos);
+}
+
+TEST(JunitVerdict, GtestPassedButCtestFailedIsAnAbnormalExit) {
+  GtestIndex index;
+  index.add(gtest_case("probe", "run/dirty"));
+  ReportCase r = one(ctest("probe.run/dirty", CtestStatus::Failed), index, gtest_info());
+  EXPECT_EQ(r.verdict, Verdict::Error);
+  EXPECT_EQ(r.type, "abnormal-exit");
+  EXPECT_EQ(r.name, "dirty");
+}
+
+TEST(JunitVerdict, NotRunIsAnErrorUnlessItIsASkip) {
+  for (const char* reason : {"Unable to find executable", "Fixture dependency failed",
+                             "Required Files Missing"}) {
+    ReportCase r = one(ctest("sh.x", CtestStatus::NotRun, reason, "why"));
+    EXPECT_EQ(r.verdict, Verdict::Error) << reason;
+    EXPECT_EQ(r.type, "not-run");
+    EXPECT_NE(r.message.find(reason), std::string::npos);
+  }
+  ReportCase code = one(ctest("sh.x", CtestStatus::NotRun, "SKIP_RETURN_CODE=77",
+                              "checking\nno nvidia-smi on this runner\n"));
+  EXPECT_EQ(code.verdict, Verdict::Skipped);
+  EXPECT_EQ(code.message, "SKIP_RETURN_CODE=77: no nvidia-smi on this runner");
+  EXPECT_EQ(code.classname, "sh");
+  EXPECT_EQ(code.name, "x");
+
+  GtestIndex index;
+  GtestCase g = gtest_case("cli", "run/gpu");
+  g.skipped = true;
+  g.skip_text = "suite.cpp:40\nno GPU on this runner";
+  index.add(g);
+  ReportCase gskip = one(ctest("cli.run/gpu", CtestStatus::NotRun,
+                               "SKIP_REGULAR_EXPRESSION_MATCHED"),
+                         index, gtest_info());
+  EXPECT_EQ(gskip.verdict, Verdict::Skipped);
+  EXPECT_EQ(gskip.message, "no GPU on this runner");
+  // The reason first, then where GoogleTest recorded the skip.
+  EXPECT_EQ(gskip.body, "no GPU on this runner\nSkipped at suite.cpp:40");
+
+  EXPECT_EQ(one(ctest("sh.off", CtestStatus::Disabled)).verdict, Verdict::Skipped);
+}
+
+TEST(JunitVerdict, AGtestProgramWithoutXmlSkipsWithTheReasonItPrinted) {
+  // The unit tests and the self-test write no XML: the reason is read from the console.
+  const std::string console =
+      "[ RUN      ] OutputFile.Locked\n"
+      "/src/check/tests/output_file_test.cpp:187: Skipped\n"
+      "root may write into any folder\n"
+      "and says so on two lines\n"
+      "[  SKIPPED ] OutputFile.Locked (0 ms)\n"
+      "[==========] 1 test from 1 test suite ran. (0 ms total)\n"
+      "[  SKIPPED ] 1 test, listed below:\n"
+      "[  SKIPPED ] OutputFile.Locked\n";
+  ReportCase r = one(ctest("OutputFile.Locked", CtestStatus::NotRun,
+                           "SKIP_REGULAR_EXPRESSION_MATCHED", console));
+  EXPECT_EQ(r.verdict, Verdict::Skipped);
+  EXPECT_EQ(r.message, "root may write into any folder and says so on two lines");
+  EXPECT_EQ(r.body,
+            "root may write into any folder and says so on two lines\n"
+            "Skipped at /src/check/tests/output_file_test.cpp:187");
+
+  // A skip without any reason printed still says what CTest saw.
+  ReportCase bare = one(ctest("OutputFile.Bare", CtestStatus::NotRun,
+                              "SKIP_REGULAR_EXPRESSION_MATCHED",
+                              "x.cpp:3: Skipped\n\n[  SKIPPED ] OutputFile.Bare (0 ms)\n"));
+  EXPECT_EQ(bare.verdict, Verdict::Skipped);
+  EXPECT_EQ(bare.message,
+            "SKIP_REGULAR_EXPRESSION_MATCHED: [  SKIPPED ] OutputFile.Bare (0 ms)");
+}
+
+TEST(JunitVerdict, AFailedAssertionIsNeverHiddenAsASkipOrAPass) {
+  GtestIndex index;
+  GtestCase g = gtest_case("cli", "run/x");
+  g.failures = {"boom"};
+  g.skipped = true;
+  index.add(g);
+  EXPECT_EQ(one(ctest("cli.run/x", CtestStatus::NotRun, "SKIP_REGULAR_EXPRESSION_MATCHED"),
+                index, gtest_info())
+                .verdict,
+            Verdict::Failure);
+  EXPECT_EQ(one(ctest("cli.run/x", CtestStatus::Passed), index, gtest_info()).verdict,
+            Verdict::Failure);
+}
+
+TEST(JunitVerdict, PlainTestFailsByItsStatus) {
+  ReportCase r = one(ctest("junit.consumer", CtestStatus::Failed, "", "step 1\nxmllint: bad\n"));
+  EXPECT_EQ(r.verdict, Verdict::Failure);
+  EXPECT_EQ(r.type, "exit-status");
+  EXPECT_EQ(r.message, "failed (CTest): xmllint: bad");
+  EXPECT_EQ(r.classname, "junit");
+  EXPECT_EQ(r.name, "consumer");
+  TestInfo plain;
+  plain.timeout = 5.0;
+  EXPECT_EQ(one(ctest("junit.consumer", CtestStatus::Failed, "", "", 5.01), {}, plain).type,
+            "timeout");
+}
+
+TEST(JunitVerdict, VerdictFromAnEarlierRunIsIgnored) {
+  GtestIndex index;
+  GtestCase g = gtest_case("cli", "run/x");
+  g.timestamp = "2026-03-01T09:59:50.000";
+  index.add(g);
+  ReportCase r = one(ctest("cli.run/x", CtestStatus::Failed), index, gtest_info());
+  EXPECT_EQ(r.verdict, Verdict::Error);
+  EXPECT_EQ(r.type, "crash");
+  EXPECT_NE(r.body.find("was ignored"), std::string::npos);
+}
+
+TEST(JunitVerdict, CollidingCaseIdsKeepTheWholeTestName) {
+  CtestRun run;
+  run.cases = {ctest("cli.run/a", CtestStatus::Passed), ctest("cli.check/a", CtestStatus::Passed),
+               ctest("cli.run/b", CtestStatus::Passed), ctest("Unit.Table", CtestStatus::Passed)};
+  std::map<std::string, TestInfo> infos;
+  for (const auto& c : run.cases) infos[c.name] = gtest_info();
+  Report report = convert(run, {}, infos, "t");
+  ASSERT_EQ(report.suites.size(), 2u);
+  ASSERT_EQ(report.suites[0].cases.size(), 3u);
+  EXPECT_EQ(report.suites[0].cases[0].name, "run/a");
+  EXPECT_EQ(report.suites[0].cases[1].name, "check/a");
+  EXPECT_EQ(report.suites[0].cases[2].name, "b");
+  EXPECT_EQ(report.suites[1].name, "Unit");
+  EXPECT_EQ(report.suites[1].cases[0].name, "Table");
+}
+
+}  // namespace
+}  // namespace kd::junit

@@ -1,0 +1,64 @@
+// The one pipeline from a test run to what is published (kernodeck-junit publish): the report of
+// a CTest run, or of several merged, written as junit.xml, summary.md and index.html in the
+// reports folder, then the checks every published report must pass, each of which says its
+// verdict or fails: it validates against junit-10.xsd, every skip says why, and nothing in the
+// reports folder names this machine. ci/common.sh, the conformance run's cleanup test
+// (cmake/KernodeckConformanceReport.cmake) and ci/gpu-proof all call it.
+//
+//   PublishOptions o;
+//   o.reports = "reports/debian"; o.source_root = "."; o.gtest_xml = "build-debian/gtest-xml";
+//   Published p = publish(o, environment_of_this_process(), std::cerr);
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "junit_report.hpp"
+
+namespace kd::junit {
+
+struct PublishOptions {
+  // Where junit.xml, summary.md and index.html go; a run's certificate is learned from the
+  // check's reports in its cases/ folder.
+  std::string reports;
+  std::string source_root;  // paths under it become relative; git is asked about it
+  // A run: GoogleTest's XML folder, and CTest's JUnit and test list when CTest was asked for
+  // them (ci/); without CTest's JUnit, the cases that started (a plain `ctest` run).
+  std::string gtest_xml, ctest_junit, ctest_tests, variant;
+  // Or the reports to merge, one per variant (then no run).
+  std::vector<std::string> merge;
+  std::string title = "kernodeck-diagnostic";
+  // The commit the run certifies; empty: git is asked (commit_mark), "unknown" outside a git
+  // work tree. A packed kit, which has no git tree, gives the commit it was packed from.
+  std::string commit;
+  // Folders of this machine besides the source root (the build tree) that nothing published may
+  // name.
+  std::vector<std::string> machine_paths;
+  // Why the reports folder is not held against this machine's details (a caller that replaces
+  // them itself afterwards); empty: it is.
+  std::string no_machine_scan;
+};
+
+// What the pipeline takes from its environment.
+struct PublishEnvironment {
+  bool gpu_declared = false;        // KERNODECK_EXPECT_GPU=1: the runner declared a GPU
+  std::string temporary = "/tmp";   // TMPDIR, or /tmp: its paths are shown as "<name>/..."
+};
+
+// KERNODECK_EXPECT_GPU and TMPDIR of this process.
+PublishEnvironment environment_of_this_process();
+
+struct Published {
+  Counts counts;      // of the report written
+  bool held = false;  // every check held
+};
+
+// Writes the report and runs every check, printing each verdict to `log` (what it found when a
+// check fails). An input that cannot be read, or a report that cannot be written, is an
+// InputError; a check that fails is `held` false, after every check has run.
+Published publish(const PublishOptions& options, const PublishEnvironment& environment,
+                  std::ostream& log);
+
+}  // namespace kd::junit

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# junit.publish: kernodeck-junit publish, the one pipeline from a run to its published reports,
+# run as ci/ and CTest's cleanup step run it, on a PATH without xmllint:
+#   - a run of sample cases: junit.xml, summary.md, index.html, the commit git tells, the GPU
+#     declared, the temporary folder hidden, and each check's verdict printed: the schema, the
+#     skips' reasons, this machine's details (xmllint, with the usual PATH, agrees afterwards);
+#   - a report the schema refuses, a case skipped without a reason and a report that names this
+#     machine each fail the command (exit 1) with the reason, and the other checks still run;
+#   - --no-machine-scan says why instead of scanning; --commit is taken as given;
+#   - usage errors exit 2.
+#
+# usage: publish_test.sh SAMPLE KERNODECK_JUNIT SOURCE_ROOT
+set -euo pipefail
+
+if [[ $# -ne 3 ]]; then
+  echo "usage: $0 SAMPLE KERNODECK_JUNIT SOURCE_ROOT" >&2
+  exit 2
+fi
+sample=$(realpath "$1") tool=$(realpath "$2") source_root=$(realpath "$3")
+xsd=$source_root/reporting/junit-10.xsd
+command -v xmllint >/dev/null 2>&1 || {
+  echo "junit.publish: FAILED: xmllint is missing; run ./ci/setup --junit-consumer" >&2
+  exit 1
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+fail() {
+  echo "junit.publish: FAILED: $*" >&2
+  failed=1
+}
+
+# A PATH with git (the commit) and nothing else: no xmllint.
+mkdir -p "$work/bin"
+if git=$(command -v git); then ln -s "$git" "$work/bin/git"; fi
+if PATH=$work/bin command -v xmllint >/dev/null 2>&1; then
+  echo "junit.publish: FAILED: xmllint is still on the bare PATH" >&2
+  exit 1
+fi
+# publish ARGS...: the pipeline on the bare PATH; its status, stdout and stderr in $status,
+# $work/out and $work/err.
+publish() {
+  status=0
+  env PATH="$work/bin" TMPDIR="$work" KERNODECK_EXPECT_GPU="${gpu:-}" \
+    "$tool" publish "$@" >"$work/out" 2>"$work/err" || status=$?
+}
+said() {  # said TEXT: the last run printed this line on stderr
+  grep -qxF -- "$1" "$work/err" || fail "expected '$1' on stderr, got: $(cat "$work/err")"
+}
+
+# The sample cases, each with its own GoogleTest XML and mark (as gtest_discover_tests runs them).
+gx=$work/gtest-xml
+for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run/healthy; do
+  "$sample" "--gtest_filter=$name" "--gtest_output=xml:$gx/$name.xml" >/dev/null 2>&1 || true
+done
+
+# 1. A run: every file, and every verdict.
+reports=$work/reports
+gpu=1 publish --reports "$reports" --gtest-xml "$gx" --source-root "$source_root" --variant v
+[[ $status == 0 ]] || fail "a good run exited $status: $(cat "$work/err")"
+[[ $(cat "$work/out") == "tests=5 passed=2 failures=2 errors=0 skipped=1" ]] ||
+  fail "counts: $(cat "$work/out")"
+said "kernodeck-junit: $reports/junit.xml validates against junit-10.xsd"
+said "kernodeck-junit: every skip in $reports/junit.xml says why"
+said "kernodeck-junit: nothing in $reports names this machine (3 published files)"
+for file in junit.xml summary.md index.html; do
+  [[ -s $reports/$file ]] || fail "no $file"
+done
+xmllint --noout --schema "$xsd" "$reports/junit.xml" 2>"$work/xmllint" ||
+  fail "xmllint disagrees: $(cat "$work/xmllint")"
+commit=unknown
+if [[ -n ${git:-} ]] && head=$(git -C "$source_root" rev-parse --short=12 HEAD 2>/dev/null); then
+  commit=$head
+  [[ -z $(git -C "$source_root" status --porcelain --untracked-files=no) ]] || commit+="+changes"
+fi
+property() {  # property NAME: its value on the first testsuite
+  xmllint --xpath "string(//testsuite[1]/properties/property[@name='$1']/@value)" \
+    "$reports/junit.xml"
+}
+[[ $(property kernodeck.check.commit) == "$commit" ]] ||
+  fail "commit $(property kernodeck.check.commit), git says $commit"
+[[ $(property kernodeck.gpu.declared) == yes ]] || fail "KERNODECK_EXPECT_GPU=1 is not declared"
+[[ $(property kernodeck.variant) == v ]] || fail "variant $(property kernodeck.variant)"
+grep -qF -- "$work" "$reports/junit.xml" "$reports/index.html" &&
+  fail "the temporary folder $work is in the report"
+grep -q 'Case declared at reporting/sample_cases.cpp:[0-9]' "$reports/junit.xml" ||
+  fail "junit.xml does not say where the failing case is declared"
+
+# 2. A case skipped without a reason fails the run, named; the other checks still run.
+bare=$work/bare-xml
+mkdir -p "$bare"
+cat >"$bare/cli.xml" <<'EOF'
+<testsuites><testsuite name="cli">
+  <testcase name="run/quiet" result="skipped" time="0"><skipped message=""/></testcase>
+</testsuite></testsuites>
+EOF
+publish --reports "$work/bare" --gtest-xml "$bare" --source-root "$source_root"
+[[ $status == 1 ]] || fail "a skip without a reason exited $status"
+said "kernodeck-junit: FAILED: $work/bare/junit.xml: cases skipped without a reason (give GTEST_SKIP() one): kernodeck.cli.quiet"
+said "kernodeck-junit: nothing in $work/bare names this machine (3 published files)"
+
+# 3. A report the schema refuses: a merged input whose suite time is "-0", which the merge reads
+#    as a number and junit-10.xsd's time pattern does not allow.
+mkdir -p "$work/bad"
+sed 's/<testsuite name="cli \[v\]" \(.*\) time="[0-9.]*"/<testsuite name="cli [v]" \1 time="-0"/' \
+  "$reports/junit.xml" >"$work/bad/junit.xml"
+grep -q 'time="-0"' "$work/bad/junit.xml" || fail "could not make the refused report"
+publish --reports "$work/merged" --merge "$work/bad/junit.xml" --source-root "$source_root"
+[[ $status == 1 ]] || fail "a report the schema refuses exited $status"
+said "kernodeck-junit: FAILED: $work/merged/junit.xml does not validate against junit-10.xsd:"
+grep -q "^  line [0-9]*: Element 'testsuite', attribute 'time': .*'-0'" "$work/err" ||
+  fail "the refusal does not say why: $(cat "$work/err")"
+
+# 4. A published file that names this machine fails the run; --no-machine-scan says why not.
+host=$(cat /proc/sys/kernel/hostname)
+publish --reports "$work/named" --gtest-xml "$gx" --source-root "$source_root"
+echo "certified on $host" >"$work/named/cases/note.txt"
+publish --reports "$work/named" --gtest-xml "$gx" --source-root "$source_root"
+[[ $status == 1 ]] || fail "a report naming the host exited $status"
+grep -qF "$work/named/cases/note.txt: the machine's name \"$host\" on line 1" "$work/err" ||
+  fail "the host name is not reported: $(cat "$work/err")"
+said "kernodeck-junit: $work/named/junit.xml validates against junit-10.xsd"
+publish --reports "$work/named" --gtest-xml "$gx" --source-root "$source_root" \
+  --no-machine-scan "the caller replaces them"
+[[ $status == 0 ]] || fail "--no-machine-scan exited $status"
+said "kernodeck-junit: $work/named is not held against this machine's details: the caller replaces them"
+
+# 5. --commit is taken as given; outside a git tree without it, the commit is unknown.
+mkdir -p "$work/src"
+publish --reports "$work/kit" --gtest-xml "$gx" --source-root "$work/src" --commit 0123456789ab
+reports=$work/kit
+[[ $(property kernodeck.check.commit) == 0123456789ab ]] ||
+  fail "--commit: $(property kernodeck.check.commit)"
+[[ $(property kernodeck.gpu.declared) == no ]] || fail "no GPU was declared"
+publish --reports "$work/kit" --gtest-xml "$gx" --source-root "$work/src"
+[[ $(property kernodeck.check.commit) == unknown ]] ||
+  fail "outside a git tree: $(property kernodeck.check.commit)"
+
+# 6. Usage errors.
+usage() {  # usage WHY ARGS...: exit 2
+  local why=$1
+  shift
+  publish "$@"
+  [[ $status == 2 ]] || fail "$why: exit $status, not 2"
+}
+usage "no run and no merge" --reports "$work/u" --source-root "$source_root"
+usage "a run and a merge" --reports "$work/u" --source-root "$source_root" --gtest-xml "$gx" \
+  --merge "$work/bad/junit.xml"
+usage "--variant with --merge" --reports "$work/u" --source-root "$source_root" --variant v \
+  --merge "$work/bad/junit.xml"
+usage "no reports folder" --gtest-xml "$gx" --source-root "$source_root"
+usage "an option of the conversion" --reports "$work/u" --source-root "$source_root" \
+  --gtest-xml "$gx" --output "$work/u.xml"
+
+if [[ $failed -ne 0 ]]; then exit 1; fi
+echo "junit.publish: every check says its verdict, without xmllint, and fails with its reason"

@@ -178,10 +178,6 @@ std::string xml_safe(std::string_view text) {
   return out;
 }
 
-std::string tail_lines(std::string_view text, std::size_t lines) {
-  return kd::tail_lines(text, lines);
-}
-
 std::string headline(std::string_view text) {
   std::string_view first_nonempty;
   for (std::string_view line : split_lines(text)) {

@@ -51,9 +51,6 @@ std::string one_line(std::string_view text);
 // Valid UTF-8 with only the characters XML 1.0 allows; anything else becomes visible text.
 std::string xml_safe(std::string_view text);
 
-// The last `lines` lines, with a note of how many were left out.
-std::string tail_lines(std::string_view text, std::size_t lines);
-
 // One line for a message attribute: the first line of an assertion that says something (not
 // GoogleTest's "file:line" or "Failed"), cut to a readable length.
 std::string headline(std::string_view text);

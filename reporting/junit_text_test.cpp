@@ -29,12 +29,6 @@ TEST(JunitText, XmlSafeKeepsUtf8AndMakesTheRestVisible) {
   EXPECT_EQ(xml_safe("a\r\nb\rc"), "a\nb\nc");
 }
 
-TEST(JunitText, TailKeepsTheLastLinesAndSaysHowManyWereCut) {
-  EXPECT_EQ(tail_lines("a\nb\nc\n\n", 5), "a\nb\nc\n");
-  EXPECT_EQ(tail_lines("1\n2\n3\n4\n", 2), "[... 2 earlier lines not shown ...]\n3\n4\n");
-  EXPECT_EQ(tail_lines("", 2), "");
-}
-
 TEST(JunitText, HeadlineSkipsGtestLocationLines) {
   EXPECT_EQ(headline("/src/a.cpp:12\nFailed\n\nexpected exit 0"), "expected exit 0");
   EXPECT_EQ(headline("a.cpp:3: Failure\nValue of: x\n  Actual: false"), "Value of: x");

@@ -62,7 +62,7 @@ bool output_looks_like_gtest(const std::string& output) {
 
 std::string output_section(const std::string& output) {
   if (trim(output).empty()) return "The test printed nothing.";
-  return "Last lines of its output:\n" + tail_lines(output, kTailLines);
+  return "Last lines of its output:\n" + kd::tail_lines(output, kTailLines);
 }
 
 struct Draft {
@@ -107,7 +107,7 @@ class Decision {
       case CtestStatus::Passed: with_output = passed(); break;
       case CtestStatus::Failed: with_output = failed(); break;
     }
-    if (with_output) r_.system_out = tail_lines(c_.output, kTailLines);
+    if (with_output) r_.system_out = kd::tail_lines(c_.output, kTailLines);
     return {r_, long_name_};
   }
 

@@ -41,6 +41,8 @@ enum class Need {
   NvidiaSmi,       // nvidia-smi on the runner's PATH
   UserNamespaces,  // `unshare --user --map-root-user --mount` works here
   ProbeModule,     // the check's probe module can be found beside it
+  AnotherUser,     // root may run the check as nobody (setpriv), who can reach it and its libraries
+  DeviceNodes,     // real root may make device nodes (mknod) in a private mount namespace
 };
 
 struct FileSetup {

@@ -138,6 +138,60 @@ bool user_namespaces_work() {
   return works;
 }
 
+// Runs `argv` to its end within `seconds`; its output, "" when it exited 0.
+std::string why_it_failed(const std::vector<std::string>& argv, double seconds) {
+  kd::SpawnSpec spec;
+  spec.argv = argv;
+  spec.merge_err_into_out = true;
+  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(seconds), {});
+  if (run.status.exited() && run.status.code == 0) return "";
+  std::string out = run.out.data.substr(0, run.out.data.find('\n'));
+  return out.empty() ? run.status.describe() : out;
+}
+
+// Root can become nobody; the check, its probe module and the libraries the
+// probe needs must then be reachable for that user (a build under a home that
+// is closed to others is not).
+std::string why_not_another_user() {
+  static const std::string why_not = []() -> std::string {
+    if (getuid() != 0) {
+      return "becoming another user needs root; the suite runs as uid " + std::to_string(getuid());
+    }
+    if (!exists("/usr/bin/setpriv")) return "needs /usr/bin/setpriv (util-linux)";
+    const Runner& r = runner();
+    if (!r.probe_module) return "the check's probe module is not beside it";
+    std::string failed = why_it_failed(
+        {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/bin/sh",
+         "-c",
+         "test -x \"$1\" || { echo \"cannot run $1\"; exit 1; }; "
+         "test -r \"$2\" || { echo \"cannot read $2\"; exit 1; }; "
+         "/usr/bin/ldd \"$2\" | grep 'not found' && exit 1; exit 0",
+         "sh", r.check, *r.probe_module},
+        20);
+    if (failed.empty()) return "";
+    return "as the user nobody the check or its libraries cannot be reached, a folder above them "
+           "being closed to others (" + failed + ")";
+  }();
+  return why_not;
+}
+
+// mknod of a character device in a tmpfs of a private mount namespace: real
+// root with CAP_MKNOD (a user namespace may not make device nodes).
+std::string why_not_device_nodes() {
+  static const std::string why_not = []() -> std::string {
+    if (getuid() != 0) return "making device nodes needs real root; the suite runs as uid " +
+                              std::to_string(getuid());
+    std::string failed = why_it_failed(
+        {"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+         "mount -t tmpfs kd-dev /mnt && mknod /mnt/null c 1 3 && test -c /mnt/null"},
+        10);
+    if (failed.empty()) return "";
+    return "needs real root that may make device nodes (mknod) in a private mount namespace "
+           "(unshare --mount); here: " + failed;
+  }();
+  return why_not;
+}
+
 #ifdef KERNODECK_SANITIZED
 // The asan build (cmake/KernodeckSanitizers.cmake) checks a check that carries
 // AddressSanitizer and LeakSanitizer. What they need, a few cases take away on purpose; those
@@ -232,6 +286,16 @@ std::optional<Unmet> unmet_need(Need need, const Case& c, const Runner& r) {
       return Unmet{"needs `unshare --user --map-root-user --mount` (user and mount "
                    "namespaces), which this runner refuses",
                    false};
+    case Need::AnotherUser:
+      if (std::string why_not = why_not_another_user(); !why_not.empty()) {
+        return Unmet{why_not, false};
+      }
+      return std::nullopt;
+    case Need::DeviceNodes:
+      if (std::string why_not = why_not_device_nodes(); !why_not.empty()) {
+        return Unmet{why_not, false};
+      }
+      return std::nullopt;
     case Need::ProbeModule:
       if (r.probe_module) return std::nullopt;
       return Unmet{"needs the check's probe module beside it (" +

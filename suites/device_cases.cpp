@@ -109,7 +109,7 @@ std::vector<Case> cause_cases() {
   return {
       in_private_dev(init_error("cause_no_device_nodes", "no-device", 100, "NoDeviceNodes",
                                 "no NVIDIA device node in this container (started without --gpus",
-                                "Start the container with the GPUs exposed"),
+                                "Start the container with its GPUs exposed"),
                      kdh::PrivateMounts().private_dev(), "no /dev/nvidia* at all")
           .expect_field("/error/evidence/device_nodes/nvidia_gpus", 0),
       in_private_dev(init_error("cause_device_nodes_not_accessible", "no-device", 100,

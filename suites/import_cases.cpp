@@ -170,11 +170,13 @@ Case cuda_dependency_hidden(const std::string& id, const std::string& what,
       .expect_field_lacks("/error/message", "/");
 }
 
-// The real file behind the probe module's libc10 (libc10.so*, not libc10_cuda),
-// as the loader resolves it (ldd); "" if none.
-std::string resolved_libc10() {
+// The real file behind the probe module's libc10 (libc10.so*, not libc10_cuda)
+// as the loader resolves it (ldd, run through `wrapper`); "" when it finds none.
+std::string resolved_libc10(const std::vector<std::string>& wrapper) {
   kd::SpawnSpec ldd;
-  ldd.argv = {"/usr/bin/ldd", *kdh::runner().probe_module};
+  ldd.argv = wrapper;
+  ldd.argv.push_back("/usr/bin/ldd");
+  ldd.argv.push_back(*kdh::runner().probe_module);
   kd::RunResult listed = kd::run_supervised(ldd, kd::deadline_in(20), {});
   std::istringstream lines(listed.out.data);
   for (std::string line; std::getline(lines, line);) {
@@ -188,24 +190,61 @@ std::string resolved_libc10() {
   return "";
 }
 
+// Every file the loader could take for the probe's libc10: it skips a library
+// of another class, machine, or one it may not read, and goes on searching (a
+// wheel's libc10 skipped, it takes the system's). Each copy found is covered,
+// in a private mount namespace, by a copy of the other ELF class, which the
+// loader always skips, and the loader asked again, until it finds none.
+std::vector<std::string> libc10_copies(const std::string& tmp, std::string& why_not) {
+  std::vector<std::string> copies;
+  const std::string skipped = tmp + "/skipped-libc10.so";
+  std::vector<std::string> inside = kdh::in_private_mounts(false);
+  for (auto& arg : inside) kd::replace_all(arg, "{tmp}", tmp);
+  for (int round = 0; round < 4; ++round) {
+    kdh::PrivateMounts covers;
+    for (const auto& copy : copies) covers.bind(skipped, copy);
+    why_not = covers.write(tmp);
+    std::string found = why_not.empty() ? resolved_libc10(inside) : "";
+    if (!why_not.empty() || found.empty()) return copies;
+    if (std::find(copies.begin(), copies.end(), found) != copies.end()) {
+      why_not = "covering " + found + " did not hide it from the loader";
+      return copies;
+    }
+    copies.push_back(found);
+    if (round == 0) {
+      auto bytes = kd::read_file(found, 1ULL << 32);
+      if (!bytes || bytes->size() <= EI_CLASS) break;
+      (*bytes)[EI_CLASS] = static_cast<char>(ELFCLASS32);
+      std::ofstream(skipped, std::ios::binary) << *bytes;
+    }
+  }
+  why_not = "the loader still finds a libc10 after covering 4 copies";
+  return copies;
+}
+
 // Changes the bytes of a library; "" or why it could not.
 using Change = std::function<std::string(std::string& bytes)>;
 
 // A copy of the probe's libc10 changed by `change`, with `mode`, at
-// {tmp}/libc10.so, and {tmp}/mounts.sh, which binds it over the real one.
+// {tmp}/libc10.so, and {tmp}/mounts.sh, which binds it over every copy the
+// loader could take instead.
 std::function<std::string(const std::string&)> changed_libc10(Change change, mode_t mode) {
   return [change, mode](const std::string& tmp) -> std::string {
-    const std::string real = resolved_libc10();
-    auto bytes = kd::read_file(real, 1ULL << 32);
-    if (real.empty() || !bytes) return "cannot find and read the probe's libc10 (ldd)";
-    if (std::string why_not = change(*bytes); !why_not.empty()) return why_not;
+    std::string why_not;
+    const std::vector<std::string> copies = libc10_copies(tmp, why_not);
+    if (!why_not.empty()) return why_not;
+    auto bytes = copies.empty() ? std::nullopt : kd::read_file(copies[0], 1ULL << 32);
+    if (!bytes) return "cannot find and read the probe's libc10 (ldd)";
+    if (std::string why = change(*bytes); !why.empty()) return why;
     const std::string copy = tmp + "/libc10.so";
     std::ofstream out(copy, std::ios::binary);
     out << *bytes;
     if (!out.flush() || chmod(copy.c_str(), mode) != 0 || chmod(tmp.c_str(), 0755) != 0) {
       return "cannot write the copy of libc10";
     }
-    return kdh::PrivateMounts().bind(copy, real).write(tmp);
+    kdh::PrivateMounts mounts;
+    for (const auto& target : copies) mounts.bind(copy, target);
+    return mounts.write(tmp);
   };
 }
 
@@ -258,7 +297,7 @@ Case changed_libc10_case(const std::string& id, const std::string& promise, Chan
       .needs_(Need::UserNamespaces)
       .prepare(changed_libc10(std::move(change), mode),
                "a copy of the probe's libc10 " + what +
-                   ", bound over the real one in a private mount namespace")
+                   ", bound over every copy the loader could take, in a private mount namespace")
       .wrap(kdh::in_private_mounts(false), "")
       .args({"--device", "cpu"})
       .outcome("TORCH_IMPORT_FAILED", "import")

@@ -5,11 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace kd {
+
+// A cause in a failure message: its error.type.
+void PrintTo(CauseId id, std::ostream* os) { *os << cause_info(id).type; }
+
 namespace {
 
 bool has(const std::string& text, const std::string& word) {

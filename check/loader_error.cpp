@@ -1,7 +1,6 @@
 #include "loader_error.hpp"
 
 #include <array>
-#include <string>
 
 namespace kd {
 namespace {
@@ -12,24 +11,62 @@ constexpr std::array<std::string_view, 3> kTorchPrefixes{"libtorch", "libc10", "
 // glibc: "<name>: cannot open shared object file: No such file or directory".
 constexpr std::string_view kNotFound = ": cannot open shared object file";
 
+std::string file_name(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+// The word that ends right before `end`, after a space, tab, newline or ':'.
+std::string_view word_before(std::string_view text, size_t end) {
+  size_t start = end == 0 ? std::string_view::npos : text.find_last_of(" \t\n:", end - 1);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  return text.substr(start, end - start);
+}
+
+// The text after `marker` up to the first of `stops` (or the end).
+std::string_view after(std::string_view text, std::string_view marker, std::string_view stops) {
+  size_t at = text.find(marker);
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = text.substr(at + marker.size());
+  return rest.substr(0, rest.find_first_of(stops));
+}
+
+// The library the loader could not open: the word before kNotFound. When
+// dlerror reports a chain, a libtorch library among them is the one named.
+std::string missing_library(std::string_view text) {
+  std::string first;
+  for (size_t pos = text.find(kNotFound); pos != std::string_view::npos;
+       pos = text.find(kNotFound, pos + kNotFound.size())) {
+    std::string name = file_name(word_before(text, pos));
+    if (name.empty()) continue;
+    if (is_torch_library(name)) return name;
+    if (first.empty()) first = name;
+  }
+  return first;
+}
+
 }  // namespace
 
-Outcome classify_loader_error(std::string_view text) {
-  // The same message can name several libraries when dlerror reports a
-  // chain; the one that could not be opened is the word before kNotFound.
-  size_t pos = text.find(kNotFound);
-  while (pos != std::string_view::npos) {
-    size_t start = text.find_last_of(" \t\n:", pos == 0 ? 0 : pos - 1);
-    start = start == std::string_view::npos ? 0 : start + 1;
-    std::string_view name = text.substr(start, pos - start);
-    size_t slash = name.rfind('/');
-    if (slash != std::string_view::npos) name = name.substr(slash + 1);
-    for (auto prefix : kTorchPrefixes) {
-      if (name.substr(0, prefix.size()) == prefix) return Outcome::TorchMissing;
-    }
-    pos = text.find(kNotFound, pos + kNotFound.size());
+bool is_torch_library(std::string_view name) {
+  for (auto prefix : kTorchPrefixes) {
+    if (name.substr(0, prefix.size()) == prefix) return true;
   }
-  return Outcome::TorchImportFailed;
+  return false;
+}
+
+LoaderWords read_loader_words(std::string_view text) {
+  LoaderWords w;
+  size_t colon = text.find(": ");
+  if (colon != std::string_view::npos) w.subject = file_name(text.substr(0, colon));
+  w.missing = missing_library(text);
+  w.needed = std::string(after(text, "version `", "'"));
+  if (!w.needed.empty()) {
+    w.provider = w.subject;
+    w.needer = file_name(after(text, "(required by ", ")"));
+  }
+  if (text.find("undefined symbol") != std::string_view::npos) w.needer = w.subject;
+  w.elf_class = std::string(after(text, "wrong ELF class: ", " \t\n"));
+  return w;
 }
 
 bool loader_ran_out_of_memory(std::string_view text) {

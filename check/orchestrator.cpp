@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "causes.hpp"
 #include "host_check.hpp"
 #include "output_file.hpp"
 #include "kd/supervisor.hpp"
@@ -80,9 +81,27 @@ std::optional<WorkerVerdict> verdict_of_end(const RunResult& run, const WorkerFi
   return std::nullopt;
 }
 
+std::string text_of(const ojson& value) {
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
+
+// The words of the cause the worker named in error.type (causes.hpp), filled
+// in with this run's facts; nullopt when the type names no cause of this outcome.
+std::optional<Cause> catalogue_cause(const WorkerFindings& findings, Outcome outcome,
+                                     const ResourceLimits& limits, const Sanitizer& sanitizer) {
+  if (!findings.error) return std::nullopt;
+  auto id = cause_from_type(findings.error->type);
+  if (!id || cause_info(*id).outcome != outcome) return std::nullopt;
+  const std::string backend = text_of(findings.pytorch["backend"]);
+  const std::string capability = text_of(findings.execution["capability"]);
+  FactSources sources{findings.error->evidence ? &*findings.error->evidence : nullptr,
+                      findings.error->message, backend, capability, memory_limits_text(limits)};
+  return cause_words(*id, cause_facts(sources, sanitizer));
+}
+
 // The verdict the worker gave, once it exited 0 after a well-formed report.
 WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& options,
-                            const ResourceLimits& limits) {
+                            const ResourceLimits& limits, const Sanitizer& sanitizer) {
   Outcome outcome = *findings.outcome;
   Stage stage = findings.outcome_stage.value_or(findings.stage);
   if (is_pass(outcome)) {
@@ -94,15 +113,10 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
     }
     stage = Stage::Complete;
   }
-  // A libtorch that could not be mapped, or an allocation refused, under
-  // a memory limit: the limit is the cause to name, not the package.
-  std::optional<Cause> cause;
-  if (outcome == Outcome::TorchImportFailed && findings.error &&
-      findings.error->type == "LoaderError") {
-    cause = loader_memory_cause(findings.error->message, limits);
-  } else if (outcome == Outcome::OutOfMemory) {
-    cause = allocation_cause(limits);
-  }
+  // A cause of the catalogue, or an allocation refused under a memory limit:
+  // the cause is named, not only the layer.
+  std::optional<Cause> cause = catalogue_cause(findings, outcome, limits, sanitizer);
+  if (!cause && outcome == Outcome::OutOfMemory) cause = allocation_cause(limits);
   return {outcome, stage, findings.error, "", 0, cause};
 }
 
@@ -145,7 +159,7 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
   if (auto verdict = verdict_of_end(run, findings, limits)) return *verdict;
   if (findings.outcome && findings.protocol_problem.empty() && run.status.exited() &&
       run.status.code == 0) {
-    return verdict_given(findings, options, limits);
+    return verdict_given(findings, options, limits, sanitizer);
   }
   return verdict_of_death(run, findings, limits, sanitizer);
 }

@@ -17,14 +17,14 @@
 extern "C" {
 #endif
 
-/* Version 2 added device_info. The entry point's name carries the version, so
- * a module of another version is not even found: define a probe's entry as
- * `const kd_probe* KD_PROBE_ENTRY(void)`. */
-#define KD_PROBE_ABI_VERSION 2u
-#define KD_PROBE_ENTRY kernodeck_probe_v2
+/* Version 2 added device_info, version 3 runtime_status. The entry point's
+ * name carries the version, so a module of another version is not even found:
+ * define a probe's entry as `const kd_probe* KD_PROBE_ENTRY(void)`. */
+#define KD_PROBE_ABI_VERSION 3u
+#define KD_PROBE_ENTRY kernodeck_probe_v3
 #define KD_PROBE_STRINGIFY_(x) #x
 #define KD_PROBE_STRINGIFY(x) KD_PROBE_STRINGIFY_(x)
-#define KD_PROBE_ENTRY_SYMBOL KD_PROBE_STRINGIFY(KD_PROBE_ENTRY) /* "kernodeck_probe_v2" */
+#define KD_PROBE_ENTRY_SYMBOL KD_PROBE_STRINGIFY(KD_PROBE_ENTRY) /* "kernodeck_probe_v3" */
 
 typedef enum kd_status {
   KD_OK = 0,
@@ -74,14 +74,32 @@ typedef struct kd_device_info {
   char capability[64]; /* CUDA compute capability ("9.0") or HIP arch name, "" if unknown */
 } kd_device_info;
 
+/* The GPU runtime that answered runtime_status. */
+typedef enum kd_runtime_api {
+  KD_API_NONE = 0, /* no GPU runtime could be asked */
+  KD_API_CUDA = 1, /* the CUDA runtime (libcudart) */
+  KD_API_HIP = 2   /* HIP's runtime (libamdhip64) */
+} kd_runtime_api;
+
+/* The GPU runtime's own answer after a GPU call failed: its error number and
+ * words, uncut, as the runtime gives them (cudaGetErrorName,
+ * cudaGetErrorString), and the versions it reports. */
+typedef struct kd_runtime_status {
+  int api;              /* a kd_runtime_api */
+  int error_number;     /* cudaError_t or hipError_t; 0 when the runtime names no error */
+  int driver_version;   /* cudaDriverGetVersion / hipDriverGetVersion: 0 no driver, -1 unknown */
+  int runtime_version;  /* cudaRuntimeGetVersion / hipRuntimeGetVersion, -1 unknown */
+  char error_name[64];  /* e.g. "cudaErrorSystemDriverMismatch", "" if none */
+  char error_text[256]; /* the runtime's own words for the error, "" if none */
+} kd_runtime_status;
+
 typedef struct kd_probe {
   unsigned abi_version; /* KD_PROBE_ABI_VERSION */
   /* What the library is: versions and the declared backend. Touches no driver. */
   kd_status (*library_info)(kd_library_info* out, kd_error* err);
   /* Whether a GPU is usable and how many are visible. Initialises the driver.
    * When no GPU is usable, the call still succeeds and may fill `err` with the
-   * library's reason: its type names the cause (NoDriver, DriverTooOld,
-   * NoDevice, or GpuUnavailable when the cause is not recognised). */
+   * library's reason, in its own words. */
   kd_status (*gpu_info)(kd_gpu_info* out, kd_error* err);
   /* Starts the device (context creation, first allocation). */
   kd_status (*init_device)(int device_kind, long long index, kd_error* err);
@@ -92,6 +110,14 @@ typedef struct kd_probe {
   /* What the started GPU is: its model name and capability. Asked only after
    * init_device succeeded on a GPU; informative, never an outcome. */
   kd_status (*device_info)(long long index, kd_device_info* out, kd_error* err);
+  /* Asked only in GPU mode, only after a GPU call failed (no GPU usable, the
+   * device not started, the computation failed): the error number of the GPU
+   * runtime the library already loaded, found with dlsym, so a probe needs no
+   * toolkit's header. `failure` is the library's words for the failed call
+   * ("" for none): a runtime that no longer holds the error is asked for the
+   * number whose words they carry. Loads and starts nothing new. */
+  kd_status (*runtime_status)(int device_kind, long long index, const char* failure,
+                              kd_runtime_status* out, kd_error* err);
 } kd_probe;
 
 typedef const kd_probe* (*kd_probe_entry_fn)(void);

@@ -177,7 +177,16 @@ void apply_outcome(WorkerFindings& f, const json& event) {
         return;
       }
     }
-    error = ErrorInfo{e.value("type", std::string("error")), e.value("message", std::string())};
+    error = ErrorInfo{e.value("type", std::string("error")), e.value("message", std::string()),
+                      std::nullopt};
+    if (e.contains("evidence") && !e["evidence"].is_null()) {
+      std::string problem;
+      error->evidence = evidence_from_json(e["evidence"], problem);
+      if (!error->evidence) {
+        note(f, problem);
+        return;
+      }
+    }
   } else if (event.contains("error") && !event["error"].is_null()) {
     note(f, "the outcome's error is malformed");
     return;
@@ -224,7 +233,9 @@ std::string facts_event(std::string_view section, const ojson& values) {
 std::string outcome_event(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error) {
   ojson event{{"event", "outcome"}, {"code", code_of(outcome)}, {"stage", stage_name(stage)}};
   if (error) {
-    event["error"] = {{"type", error->type}, {"message", error->message}};
+    event["error"] = {{"type", error->type},
+                      {"message", error->message},
+                      {"evidence", error->evidence ? evidence_json(*error->evidence) : ojson(nullptr)}};
   } else {
     event["error"] = nullptr;
   }

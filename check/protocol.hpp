@@ -4,7 +4,8 @@
 //   {"event":"facts","pytorch":{...}}             facts as soon as known
 //   {"event":"facts","execution":{...}}
 //   {"event":"outcome","code":"CHECK_FAILED","stage":"compute",
-//    "error":{"type":"...","message":"..."}}      the verdict, last
+//    "error":{"type":"...","message":"...",
+//             "evidence":{...}}}                  the verdict, last
 //
 // The parent keeps only the keys the report has, with the types it expects,
 // so neither a confused worker nor a fixture can put anything else in a report.
@@ -15,7 +16,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "evidence.hpp"
 #include "outcome.hpp"
 
 namespace kd {
@@ -23,8 +26,13 @@ namespace kd {
 using ojson = nlohmann::ordered_json;
 
 struct ErrorInfo {
+  ErrorInfo() = default;
+  ErrorInfo(std::string type_, std::string message_, std::optional<Evidence> evidence_ = std::nullopt)
+      : type(std::move(type_)), message(std::move(message_)), evidence(std::move(evidence_)) {}
+
   std::string type;
   std::string message;
+  std::optional<Evidence> evidence;  // what the check saw after the failure (evidence.hpp)
 };
 
 // The report's `pytorch` and `execution` objects with every key null.

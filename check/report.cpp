@@ -56,33 +56,6 @@ ojson runtime_section() {
             {"build_type", KERNODECK_BUILD_TYPE}}}};
 }
 
-// GPU_UNAVAILABLE has several causes a user acts on differently; the probe
-// names the cause in the error type (probe_abi.h, gpu_info).
-struct GpuCause {
-  std::string_view type, what, next_action;
-};
-constexpr GpuCause kGpuCauses[] = {
-    {"NoDriver", "No usable GPU in this process: the NVIDIA driver library (libcuda.so.1) "
-                 "could not be loaded.",
-     "Expose the driver to this container (NVIDIA container toolkit, --gpus) and check "
-     "device exposure and permissions."},
-    {"DriverTooOld", "No usable GPU in this process: the NVIDIA driver is too old for the "
-                     "CUDA runtime this libtorch was built with.",
-     "Update the GPU driver, or install a libtorch built for the CUDA version the driver "
-     "supports."},
-    {"NoDevice", "No usable GPU in this process: the driver sees no GPU.",
-     "Check device exposure (CUDA_VISIBLE_DEVICES, --gpus, the device plugin) and "
-     "permissions."},
-};
-
-const GpuCause* gpu_cause(const ReportInput& in) {
-  if (in.outcome != Outcome::GpuUnavailable || !in.error) return nullptr;
-  for (const GpuCause& cause : kGpuCauses) {
-    if (in.error->type == cause.type) return &cause;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 std::string compose_message(const ReportInput& in) {
@@ -107,10 +80,6 @@ std::string compose_message(const ReportInput& in) {
       break;
     default:
       what = std::string(row.meaning);
-      if (const GpuCause* cause = gpu_cause(in)) {
-        what = std::string(cause->what);
-        next_action = cause->next_action;
-      }
       break;
   }
   if (!in.detail.empty()) what.insert(what.size() - 1, " (" + in.detail + ")");
@@ -140,12 +109,15 @@ ojson host_section(const ReportInput& in) {
           {"memory_total_mib", h.memory_total_mib ? ojson(*h.memory_total_mib) : ojson(nullptr)}};
 }
 
-// `error`: null, or its type and message as safe, short text.
+// `error`: null, or its type and message as safe, short text, and what was
+// seen after the failure (evidence.hpp: fixed words and tokens only).
 ojson error_section(const ReportInput& in, const Sanitizer& sanitizer) {
   if (!in.error) return nullptr;
   std::string type = sanitizer.message(in.error->type);
   if (type.size() > 64) type.resize(64);
-  return {{"type", type}, {"message", sanitizer.message(in.error->message)}};
+  return {{"type", type},
+          {"message", sanitizer.message(in.error->message)},
+          {"evidence", in.error->evidence ? evidence_json(*in.error->evidence) : ojson(nullptr)}};
 }
 
 }  // namespace

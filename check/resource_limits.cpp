@@ -9,7 +9,6 @@
 #include <sstream>
 #include <vector>
 
-#include "loader_error.hpp"
 
 namespace kd {
 namespace {
@@ -89,8 +88,8 @@ void read_cgroup_limits(ResourceLimits& limits) {
   }
 }
 
-// "the address-space limit (ulimit -v) is 256 MiB and the memory limit of
-// this cgroup is 1 GiB", or "" when none is set.
+}  // namespace
+
 std::string memory_limits_text(const ResourceLimits& l) {
   std::vector<std::string> parts;
   if (l.address_space) {
@@ -103,6 +102,8 @@ std::string memory_limits_text(const ResourceLimits& l) {
   for (size_t i = 0; i < parts.size(); ++i) text += (i ? " and " : "") + parts[i];
   return text;
 }
+
+namespace {
 
 std::string process_limits_text(const ResourceLimits& l) {
   std::vector<std::string> parts;
@@ -173,16 +174,6 @@ std::optional<Cause> spawn_failure_cause(int err, const ResourceLimits& limits) 
     default:
       return std::nullopt;
   }
-}
-
-std::optional<Cause> loader_memory_cause(std::string_view loader_text,
-                                              const ResourceLimits& limits) {
-  if (!loader_ran_out_of_memory(loader_text)) return std::nullopt;
-  return Cause{with_limits("libtorch was found but could not be mapped into memory",
-                                memory_limits_text(limits)),
-                    "The memory or address-space limit is the likely cause: raise it (ulimit -v, "
-                    "or the container's memory limit); loading libtorch takes hundreds of MiB of "
-                    "address space, a CUDA build several GiB."};
 }
 
 std::optional<Cause> worker_death_cause(const WaitStatus& status, std::string_view last_words,

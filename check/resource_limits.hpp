@@ -1,7 +1,7 @@
 // The resource limits that can starve the check, and the words that name
 // them when they did: a worker that could not be started (a process or memory
-// limit), a libtorch that could not be mapped, a worker killed or aborted for
-// lack of memory or threads. The check itself stays the same; the report's
+// limit), a worker killed or aborted for lack of memory or threads; and the
+// memory limits that the cause catalogue's address-space cause names. The check itself stays the same; the report's
 // message then names the limit, its value here, and what to raise.
 //
 //   ResourceLimits limits = read_resource_limits();
@@ -35,10 +35,10 @@ ResourceLimits read_resource_limits();
 // resource limit (nullopt): a defect of the check or its installation.
 std::optional<Cause> spawn_failure_cause(int err, const ResourceLimits& limits);
 
-// The loader could not map a library for lack of memory (`loader_text` is
-// what dlerror said).
-std::optional<Cause> loader_memory_cause(std::string_view loader_text,
-                                              const ResourceLimits& limits);
+// "the address-space limit (ulimit -v) is 256 MiB and the memory limit of
+// this cgroup is 1 GiB", or "" when none is set: what the address-space cause
+// of the cause catalogue names (causes.hpp).
+std::string memory_limits_text(const ResourceLimits& limits);
 
 // The worker ended without a verdict: killed by SIGKILL that the check did
 // not send (the out-of-memory killer), or its last words say an allocation

@@ -90,7 +90,8 @@ std::string cut_paths(std::string_view line) {
     while (end < line.size() && !is_separator(line[end])) ++end;
     std::string_view word = line.substr(i, end - i);
     size_t slash = word.rfind('/');
-    if (slash == std::string_view::npos) {
+    // A word of slashes alone names no path: "display driver / cuda driver".
+    if (slash == std::string_view::npos || word.find_first_not_of('/') == std::string_view::npos) {
       out.append(word);
     } else {
       std::string_view tail = word.substr(slash + 1);

@@ -40,7 +40,8 @@ class Sanitizer {
   std::vector<std::string> secrets_;
 };
 
-// "/a/b/libc10.so:" -> "libc10.so:"; text without '/' is returned unchanged.
+// "/a/b/libc10.so:" -> "libc10.so:"; text without '/' is returned unchanged,
+// and so is a word of slashes alone ("display driver / cuda driver").
 std::string cut_paths(std::string_view line);
 
 }  // namespace kd

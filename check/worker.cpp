@@ -11,6 +11,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "causes.hpp"
 #include "loader_error.hpp"
 #include "protocol.hpp"
 #include "util/files.hpp"
@@ -62,11 +63,18 @@ class Stages {
   void finish_at(Outcome outcome, Stage stage, std::optional<ErrorInfo> error) {
     sink_(outcome_event(outcome, stage, error));
   }
-  // A probe call that failed: OUT_OF_MEMORY or RUNTIME_ERROR at this stage.
-  void finish_probe_error(kd_status status, const kd_error& err) {
+  // A probe call that failed: OUT_OF_MEMORY or RUNTIME_ERROR at this stage,
+  // with what was seen after it, if anything.
+  void finish_probe_error(kd_status status, const kd_error& err,
+                          std::optional<Evidence> evidence = std::nullopt) {
     Outcome outcome = status == KD_OUT_OF_MEMORY ? Outcome::OutOfMemory : Outcome::RuntimeError;
     finish(outcome, ErrorInfo{bounded(err.type, sizeof err.type),
-                              bounded(err.message, sizeof err.message)});
+                              bounded(err.message, sizeof err.message), std::move(evidence)});
+  }
+  // A cause of the catalogue: its outcome, its error.type.
+  void finish_cause(CauseId cause, std::string message, std::optional<Evidence> evidence) {
+    const CauseInfo& row = cause_info(cause);
+    finish(row.outcome, ErrorInfo{std::string(row.type), std::move(message), std::move(evidence)});
   }
 
  private:
@@ -84,6 +92,45 @@ ojson text_or_null(const char* text, size_t capacity) {
 void write_line(int fd, const std::string& line) {
   // The parent is gone: nothing left to tell.
   if (write_all(fd, line + "\n") != 0) _exit(70);
+}
+
+// A GPU call failed: what the GPU runtime says of it, and for the device layer
+// what the machine shows. Asked only here, after a failure in GPU mode.
+struct GpuFailure {
+  Evidence evidence;
+  std::string words;  // the runtime's own, when it names the error; else the library's
+};
+
+GpuFailure gpu_failure(const kd_probe& probe, const WorkerRequest& request,
+                       const std::string& library_words, bool device_layer) {
+  GpuFailure f{device_layer ? device_evidence() : Evidence{}, library_words};
+  kd_runtime_status status{};
+  kd_error ignored{};
+  if (probe.runtime_status(KD_DEVICE_CUDA, request.index, library_words.c_str(), &status,
+                           &ignored) != KD_OK) {
+    return f;
+  }
+  f.evidence.runtime = runtime_answer(status);
+  if (f.evidence.runtime && status.error_number != 0) {
+    std::string name = f.evidence.runtime->error_name;
+    f.words = (name.empty() ? f.evidence.runtime->api + " error" : name) + " (" +
+              std::to_string(status.error_number) +
+              "): " + bounded(status.error_text, sizeof status.error_text);
+  }
+  return f;
+}
+
+// The loader said a library cannot be found: is a copy where it looks, that it
+// skipped (unreadable, or built for another machine)? Only then is it looked for.
+std::optional<Evidence> library_evidence(const std::string& loader_words,
+                                         const std::string& probe_path) {
+  LoaderWords w = read_loader_words(loader_words);
+  if (w.missing.empty() || loader_words.find("No such file or directory") == std::string::npos) {
+    return std::nullopt;
+  }
+  Evidence e;
+  e.library = find_library_copy(w.missing, loader_folders(probe_path));
+  return e;
 }
 
 }  // namespace
@@ -165,24 +212,23 @@ bool gpu_is_there(const kd_probe& probe, const WorkerRequest& request, Stages& s
                   kd_error& err) {
   kd_gpu_info g{};
   if (kd_status st = probe.gpu_info(&g, &err); st != KD_OK) {
-    s.finish_probe_error(st, err);
+    GpuFailure f = gpu_failure(probe, request, bounded(err.message, sizeof err.message), true);
+    s.finish_probe_error(st, err, std::move(f.evidence));
     return false;
   }
   s.facts("pytorch", {{"gpu_available", g.available != 0},
                       {"visible_device_count", std::max(0LL, g.device_count)}});
   if (g.available == 0 || g.device_count <= 0) {
-    // The probe's reason when the library gave one (probe_abi.h), else what it counted.
-    std::string reason_type = bounded(err.type, sizeof err.type);
-    if (!reason_type.empty()) {
-      s.finish(Outcome::GpuUnavailable,
-               ErrorInfo{reason_type, bounded(err.message, sizeof err.message)});
-      return false;
+    // The library's reason when it gave one (probe_abi.h), else what it counted.
+    std::string words = bounded(err.message, sizeof err.message);
+    if (words.empty()) {
+      words = std::string("libtorch reports the GPU ") +
+              (g.available != 0 ? "available" : "unavailable") + " with " +
+              std::to_string(std::max(0LL, g.device_count)) + " visible device(s)";
     }
-    s.finish(Outcome::GpuUnavailable,
-             ErrorInfo{"GpuUnavailable", std::string("libtorch reports the GPU ") +
-                                             (g.available != 0 ? "available" : "unavailable") +
-                                             " with " + std::to_string(std::max(0LL, g.device_count)) +
-                                             " visible device(s)"});
+    GpuFailure f = gpu_failure(probe, request, words, true);
+    CauseId cause = recognise_device(f.evidence, words, kDeviceCount).value_or(CauseId::GpuUnavailable);
+    s.finish_cause(cause, f.words, std::move(f.evidence));
     return false;
   }
   if (request.index < 0 || request.index >= g.device_count) {
@@ -207,7 +253,16 @@ bool device_stage(const kd_probe& probe, const WorkerRequest& request, Stages& s
   kd_status init = probe.init_device(gpu ? KD_DEVICE_CUDA : KD_DEVICE_CPU, request.index, &err);
   s.facts("execution", {{"timings_ms", {{"device_init", ms_since(device_start)}}}});
   if (init != KD_OK) {
-    s.finish_probe_error(init, err);
+    if (!gpu) {
+      s.finish_probe_error(init, err);
+      return false;
+    }
+    GpuFailure f = gpu_failure(probe, request, bounded(err.message, sizeof err.message), true);
+    if (auto cause = recognise_device(f.evidence, "", kDeviceStart)) {
+      s.finish_cause(*cause, f.words, std::move(f.evidence));
+    } else {
+      s.finish_probe_error(init, err, std::move(f.evidence));
+    }
     return false;
   }
   if (gpu) {
@@ -245,7 +300,16 @@ void compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& 
   kd_status st = probe.compute(gpu ? KD_DEVICE_CUDA : KD_DEVICE_CPU, request.index, &r, &err);
   if (st != KD_OK) {
     s.facts("execution", {{"timings_ms", {{"compute", ms_since(compute_start)}}}});
-    s.finish_probe_error(st, err);
+    if (!gpu) {
+      s.finish_probe_error(st, err);
+      return;
+    }
+    GpuFailure f = gpu_failure(probe, request, bounded(err.message, sizeof err.message), false);
+    if (auto cause = recognise_compute(f.evidence)) {
+      s.finish_cause(*cause, f.words, std::move(f.evidence));
+    } else {
+      s.finish_probe_error(st, err, std::move(f.evidence));
+    }
     return;
   }
   Verification v = verify(r);
@@ -297,7 +361,9 @@ void run_worker(const WorkerRequest& request, const EventSink& sink) {
   if (handle == nullptr) {
     const char* text = dlerror();
     std::string message = text != nullptr ? text : "the loader gave no reason";
-    s.finish(classify_loader_error(message), ErrorInfo{"LoaderError", message});
+    std::optional<Evidence> evidence = library_evidence(message, request.probe_path);
+    s.finish_cause(recognise_loader(message, evidence ? evidence->library : std::nullopt),
+                   message, std::move(evidence));
     return;
   }
   s.facts("execution", {{"timings_ms", {{"load", load_ms}}}});
@@ -306,7 +372,7 @@ void run_worker(const WorkerRequest& request, const EventSink& sink) {
   if (probe == nullptr || probe->abi_version != KD_PROBE_ABI_VERSION ||
       probe->library_info == nullptr || probe->gpu_info == nullptr ||
       probe->init_device == nullptr || probe->compute == nullptr || probe->memory == nullptr ||
-      probe->device_info == nullptr) {
+      probe->device_info == nullptr || probe->runtime_status == nullptr) {
     s.finish(Outcome::InternalError,
              ErrorInfo{"ProbeIncompatible",
                        "the probe module does not provide interface version " +

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -36,8 +37,53 @@ const std::set<std::string>& allowed_extra_keys() {
       "/host/memory_total_mib",
       "/error/type",
       "/error/message",
+      "/error/evidence",
+      "/error/evidence/runtime",
+      "/error/evidence/runtime/api",
+      "/error/evidence/runtime/error",
+      "/error/evidence/runtime/error_name",
+      "/error/evidence/runtime/driver_version",
+      "/error/evidence/runtime/runtime_version",
+      "/error/evidence/driver_library",
+      "/error/evidence/kernel_module",
+      "/error/evidence/device_nodes",
+      "/error/evidence/device_nodes/nvidiactl",
+      "/error/evidence/device_nodes/nvidia_uvm",
+      "/error/evidence/device_nodes/nvidia_gpus",
+      "/error/evidence/device_nodes/nvidia_gpus_accessible",
+      "/error/evidence/device_nodes/kfd",
+      "/error/evidence/device_nodes/render_nodes",
+      "/error/evidence/device_nodes/render_nodes_accessible",
+      "/error/evidence/visible_devices",
+      "/error/evidence/visible_devices/CUDA_VISIBLE_DEVICES",
+      "/error/evidence/visible_devices/NVIDIA_VISIBLE_DEVICES",
+      "/error/evidence/visible_devices/HIP_VISIBLE_DEVICES",
+      "/error/evidence/visible_devices/ROCR_VISIBLE_DEVICES",
+      "/error/evidence/library",
+      "/error/evidence/library/name",
+      "/error/evidence/library/found",
+      "/error/evidence/library/machine",
   };
   return keys;
+}
+
+// error.evidence holds fixed words, counts and version tokens only
+// (CONTRACT.md, "The report"): a path, a value with spaces or any longer text
+// there is a leak, whatever it says.
+void check_evidence(const json& evidence, const std::string& where,
+                    std::vector<std::string>& problems) {
+  if (evidence.is_object()) {
+    for (const auto& [key, value] : evidence.items()) check_evidence(value, where + "/" + key, problems);
+    return;
+  }
+  if (!evidence.is_string()) return;
+  const std::string& text = evidence.get_ref<const std::string&>();
+  bool token = !text.empty() && text.size() <= 64;
+  for (char c : text) {
+    token = token && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+                      c == '-' || c == '+');
+  }
+  if (!token) problems.push_back(where + " is not a word or version token: " + evidence.dump());
 }
 
 std::string show(const json& v) { return v.dump(); }
@@ -93,6 +139,7 @@ class ReportShape {
     }
     const std::string device = requested();
     device_mode(device);
+    check_evidence(at("/error/evidence"), "/error/evidence", problems_);
   }
 
  private:
@@ -235,6 +282,7 @@ std::vector<std::pair<std::string, std::string>> forbidden_strings(const CaseRun
   out.emplace_back("the working directory", run.cwd);
   const std::string& check = runner().check;
   out.emplace_back("the check's path", kd::dirname_of(check));
+  out.emplace_back("the fixtures' folder", runner().fixtures_dir);
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof cwd) != nullptr && std::string(cwd).size() > 1) {
     out.emplace_back("the suite's working directory", cwd);

@@ -137,6 +137,23 @@ std::optional<Unmet> probe_another_user(const Runner& r) {
               "to others (" + (line.empty() ? run.status.describe() : line) + ")");
 }
 
+// mknod of a character device in a tmpfs of a private mount namespace: real root with CAP_MKNOD
+// (a user namespace may not make device nodes).
+std::optional<Unmet> probe_device_nodes(const Runner&) {
+  if (getuid() != 0) {
+    return skip("making device nodes needs real root; the suite runs as uid " +
+                std::to_string(getuid()));
+  }
+  kd::RunResult run = run_briefly(
+      {kUnshare, "--mount", "--propagation", "private", "/bin/sh", "-c",
+       "mount -t tmpfs kd-dev /mnt && mknod /mnt/null c 1 3 && test -c /mnt/null"},
+      true);
+  if (run.status.exited() && run.status.code == 0) return met();
+  std::string line = run.out.data.substr(0, run.out.data.find('\n'));
+  return skip("needs real root that may make device nodes (mknod) in a private mount namespace "
+              "(unshare --mount); here: " + (line.empty() ? run.status.describe() : line));
+}
+
 std::optional<Unmet> probe_memory_cgroup(const Runner&) {
   std::string reason;
   auto place = cgroup_place(reason);
@@ -214,6 +231,9 @@ const std::vector<Entry>& registry() {
       {{R::AnotherUser, "another-user",
         "root, and the check and its libraries reachable for the user nobody"},
        probe_another_user},
+      {{R::DeviceNodes, "device-nodes",
+        "real root, which may make device nodes (mknod) in a private mount namespace"},
+       probe_device_nodes},
       {{R::MemoryCgroup, "memory-cgroup", "a memory cgroup of the case's own can be made"},
        probe_memory_cgroup},
       {{R::DecimalCommaLocale, "decimal-comma-locale", "the locale de_DE.UTF-8 installed"},

@@ -26,6 +26,7 @@ enum class Requirement {
   ProbeModule,      // the check's probe module can be found beside it
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
+  DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace
   MemoryCgroup,     // a memory cgroup can be made (and left) here
   DecimalCommaLocale,  // the locale de_DE.UTF-8 is installed
   // What the sanitizers' own runtime needs, and a case takes away on purpose:

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <regex>
 
-#include "elf_needed.hpp"
+#include "util/elf.hpp"
 #include "util/files.hpp"
 #include "kd/supervisor.hpp"
 
@@ -93,7 +93,7 @@ Runner discover() {
   std::string probe = kd::dirname_of(r.check) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
   if (exists(probe)) {
     r.probe_module = absolute(probe);
-    if (auto needs = elf_needed(*r.probe_module)) r.probe_needs = *needs;
+    if (auto dynamic = kd::read_elf_dynamic(*r.probe_module)) r.probe_needs = dynamic->needed;
     bool cuda = false, hip = false, torch = false;
     for (const auto& lib : r.probe_needs) {
       cuda = cuda || lib.rfind("libtorch_cuda", 0) == 0 || lib.rfind("libc10_cuda", 0) == 0;

@@ -6,6 +6,24 @@ namespace {
 
 using kdh::Case;
 
+// The computation fails on the GPU as the runtime's error `number` does
+// (fault probe: no GPU here); the check names the cause from the number.
+Case gpu_fault(const std::string& id, int number, const std::string& type,
+               const std::string& what, const std::string& next_action) {
+  return Case(id)
+      .guards("a computation failing with the GPU runtime's error " + std::to_string(number) +
+              " is RUNTIME_ERROR (9) at stage compute naming that cause (" + type + ")")
+      .with_fault("gpus=1,gpu_fault=" + std::to_string(number))
+      .outcome("RUNTIME_ERROR", "compute")
+      .expect_field("/error/type", type)
+      .expect_field_contains("/error/message", "(" + std::to_string(number) + "): ")
+      .expect_field("/error/evidence/runtime/error", number)
+      .expect_null("/error/evidence/device_nodes")
+      .expect_field_contains("/message", what)
+      .expect_field_contains("/message", next_action)
+      .with_privacy_canaries();
+}
+
 std::vector<Case> compute_cases() {
   return {
       Case("cpu_pass_real_libtorch")
@@ -94,6 +112,21 @@ std::vector<Case> compute_cases() {
           .guards("a worker whose report is unusable is WORKER_FAILED (11)")
           .with_fault("garbage=compute")
           .outcome("WORKER_FAILED", "compute"),
+      gpu_fault("cause_no_kernel_image", 209, "NoKernelImage",
+                "no kernel image for this GPU's architecture (compute capability 9.0); the build "
+                "lacks it",
+                "Install a libtorch built for compute capability 9.0")
+          .expect_field_contains("/error/message",
+                                 "no kernel image is available for execution on the device"),
+      gpu_fault("cause_illegal_memory_access", 700, "GpuFault",
+                "failed with a GPU fault (error 700", "Check dmesg for Xid errors and drain the node")
+          .expect_field_contains("/error/message", "an illegal memory access was encountered"),
+      gpu_fault("cause_launch_failure", 719, "GpuFault",
+                "failed with a GPU fault (error 719", "Check dmesg for Xid errors and drain the node")
+          .expect_field_contains("/error/message", "unspecified launch failure"),
+      gpu_fault("cause_uncorrectable_ecc", 214, "UncorrectableEcc",
+                "the GPU reported an uncorrectable ECC memory error",
+                "Drain the node and have the GPU checked"),
       Case("worker_floods_output")
           .guards("a worker printing megabytes neither blocks the check nor reaches its stdout")
           .with_fault("flood=compute")

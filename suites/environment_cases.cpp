@@ -224,7 +224,7 @@ std::vector<Case> environment_cases() {
           .limit(RLIMIT_AS, 256 * kMiB)
           .args({"--device", "cpu"})
           .outcome("TORCH_IMPORT_FAILED", "import")
-          .expect_field("/error/type", "LoaderError")
+          .expect_field("/error/type", "AddressSpaceLimit")
           .expect_field_contains("/message", "address-space limit")
           .expect_field_contains("/message", "256 MiB")
           .expect_field_contains("/message", "aise")

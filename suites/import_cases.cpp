@@ -1,19 +1,26 @@
 // Layer "import": finding and loading libtorch. A missing libtorch and a
 // libtorch that fails to load are told apart from what the loader says.
+#include <elf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <limits.h>
 #include <stdlib.h>
 
+#include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <map>
+#include <algorithm>
+#include <cctype>
 #include <functional>
 #include <set>
 #include <sstream>
 
 #include "util/files.hpp"
+#include "util/text.hpp"
 #include "layer_test.hpp"
+#include "private_mounts.hpp"
 #include "kd/supervisor.hpp"
 #include "runner.hpp"
 
@@ -156,10 +163,207 @@ Case cuda_dependency_hidden(const std::string& id, const std::string& what,
             "")
       .args(std::move(args))
       .outcome("TORCH_IMPORT_FAILED", "import")
-      .expect_field("/error/type", "LoaderError")
+      .expect_field("/error/type", "DependencyNotFound")
+      .expect_field_contains("/message", "a library it needs is missing: " + library)
+      .expect_field_contains("/message", "Install the libraries this libtorch build needs")
       .expect_field_contains("/error/message", library)
       .expect_field_contains("/error/message", "cannot open shared object file")
       .expect_field_lacks("/error/message", "/");
+}
+
+// The real file behind the probe module's libc10 (libc10.so*, not libc10_cuda)
+// as the loader resolves it (ldd, run through `wrapper`); "" when it finds none.
+std::string resolved_libc10(const std::vector<std::string>& wrapper) {
+  kd::SpawnSpec ldd;
+  ldd.argv = wrapper;
+  ldd.argv.push_back("/usr/bin/ldd");
+  ldd.argv.push_back(*kdh::runner().probe_module);
+  kd::RunResult listed = kd::run_supervised(ldd, kd::deadline_in(20), {});
+  std::istringstream lines(listed.out.data);
+  for (std::string line; std::getline(lines, line);) {
+    size_t arrow = line.find(" => /");
+    size_t name = line.find_first_not_of(" \t");
+    if (arrow == std::string::npos || line.compare(name, 9, "libc10.so") != 0) continue;
+    std::string path = line.substr(arrow + 4, line.find(" (", arrow) - arrow - 4);
+    char real[PATH_MAX];
+    if (realpath(path.c_str(), real) != nullptr) return real;
+  }
+  return "";
+}
+
+// Every file the loader could take for the probe's libc10: it skips a library
+// of another class, machine, or one it may not read, and goes on searching (a
+// wheel's libc10 skipped, it takes the system's). Each copy found is covered,
+// in a private mount namespace, by a copy of the other ELF class, which the
+// loader always skips, and the loader asked again, until it finds none.
+std::vector<std::string> libc10_copies(const std::string& tmp, std::string& why_not) {
+  std::vector<std::string> copies;
+  const std::string skipped = tmp + "/skipped-libc10.so";
+  std::vector<std::string> inside = kdh::in_private_mounts(false);
+  for (auto& arg : inside) kd::replace_all(arg, "{tmp}", tmp);
+  for (int round = 0; round < 4; ++round) {
+    kdh::PrivateMounts covers;
+    for (const auto& copy : copies) covers.bind(skipped, copy);
+    why_not = covers.write(tmp);
+    std::string found = why_not.empty() ? resolved_libc10(inside) : "";
+    if (!why_not.empty() || found.empty()) return copies;
+    if (std::find(copies.begin(), copies.end(), found) != copies.end()) {
+      why_not = "covering " + found + " did not hide it from the loader";
+      return copies;
+    }
+    copies.push_back(found);
+    if (round == 0) {
+      auto bytes = kd::read_file(found, 1ULL << 32);
+      if (!bytes || bytes->size() <= EI_CLASS) break;
+      (*bytes)[EI_CLASS] = static_cast<char>(ELFCLASS32);
+      std::ofstream(skipped, std::ios::binary) << *bytes;
+    }
+  }
+  why_not = "the loader still finds a libc10 after covering 4 copies";
+  return copies;
+}
+
+// Changes the bytes of a library; "" or why it could not.
+using Change = std::function<std::string(std::string& bytes)>;
+
+// A copy of the probe's libc10 changed by `change`, with `mode`, at
+// {tmp}/libc10.so, and {tmp}/mounts.sh, which binds it over every copy the
+// loader could take instead.
+std::function<std::string(const std::string&)> changed_libc10(Change change, mode_t mode) {
+  return [change, mode](const std::string& tmp) -> std::string {
+    std::string why_not;
+    const std::vector<std::string> copies = libc10_copies(tmp, why_not);
+    if (!why_not.empty()) return why_not;
+    auto bytes = copies.empty() ? std::nullopt : kd::read_file(copies[0], 1ULL << 32);
+    if (!bytes) return "cannot find and read the probe's libc10 (ldd)";
+    if (std::string why = change(*bytes); !why.empty()) return why;
+    const std::string copy = tmp + "/libc10.so";
+    std::ofstream out(copy, std::ios::binary);
+    out << *bytes;
+    if (!out.flush() || chmod(copy.c_str(), mode) != 0 || chmod(tmp.c_str(), 0755) != 0) {
+      return "cannot write the copy of libc10";
+    }
+    kdh::PrivateMounts mounts;
+    for (const auto& target : copies) mounts.bind(copy, target);
+    return mounts.write(tmp);
+  };
+}
+
+// Raises the version of `prefix` ("GLIBCXX_3.4.") the library needs: its
+// highest two-digit need becomes 99, a string of the same length, so nothing
+// else in the file moves. The loader then finds no such version.
+Change raise_version_need(const std::string& prefix) {
+  return [prefix](std::string& bytes) -> std::string {
+    int highest = -1;
+    for (size_t at = bytes.find(prefix); at != std::string::npos; at = bytes.find(prefix, at + 1)) {
+      size_t digits = at + prefix.size();
+      if (digits + 2 < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[digits])) &&
+          std::isdigit(static_cast<unsigned char>(bytes[digits + 1])) && bytes[digits + 2] == '\0') {
+        highest = std::max(highest, std::stoi(bytes.substr(digits, 2)));
+      }
+    }
+    if (highest < 0 || highest == 99) return "libc10 needs no two-digit " + prefix + "NN version";
+    std::string need = prefix + std::to_string(highest) + '\0';
+    kd::replace_all(bytes, need, prefix + "99" + '\0');
+    return "";
+  };
+}
+
+// The ELF header's class (EI_CLASS) or machine (e_machine) changed.
+Change elf_class(unsigned char value) {
+  return [value](std::string& bytes) -> std::string {
+    if (bytes.size() < sizeof(Elf64_Ehdr)) return "libc10 is too short for an ELF header";
+    bytes[EI_CLASS] = static_cast<char>(value);
+    return "";
+  };
+}
+Change elf_machine(Elf64_Half machine) {
+  return [machine](std::string& bytes) -> std::string {
+    if (bytes.size() < sizeof(Elf64_Ehdr)) return "libc10 is too short for an ELF header";
+    std::memcpy(&bytes[offsetof(Elf64_Ehdr, e_machine)], &machine, sizeof machine);
+    return "";
+  };
+}
+Change unchanged() {
+  return [](std::string&) { return std::string(); };
+}
+
+// A libc10 changed in a copy bound over the real one: what the loader says of
+// it, and the cause the check names.
+Case changed_libc10_case(const std::string& id, const std::string& promise, Change change,
+                         const std::string& what, const std::string& type, mode_t mode = 0644) {
+  return Case(id)
+      .guards(promise)
+      .needs(Requirement::ProbeModule)
+      .needs(Requirement::UserNamespaces)
+      .prepare(changed_libc10(std::move(change), mode),
+               "a copy of the probe's libc10 " + what +
+                   ", bound over every copy the loader could take, in a private mount namespace")
+      .wrap(kdh::in_private_mounts(false), "")
+      .args({"--device", "cpu"})
+      .outcome("TORCH_IMPORT_FAILED", "import")
+      .expect_field("/error/type", type)
+      .expect_field_lacks("/error/message", "/")
+      .with_privacy_canaries();
+}
+
+std::vector<Case> import_cause_cases() {
+  return {
+      changed_libc10_case("cause_cxx_runtime_too_old",
+                          "a libtorch needing a newer C++ runtime than the image has is "
+                          "TORCH_IMPORT_FAILED (4) naming the version and a newer libstdc++",
+                          raise_version_need("GLIBCXX_3.4."), "needing GLIBCXX_3.4.99",
+                          "CxxRuntimeTooOld")
+          .expect_field_contains("/error/message", "version `GLIBCXX_3.4.99' not found")
+          .expect_field_contains("/message", "but libc10.so")
+          .expect_field_contains("/message", "needs GLIBCXX_3.4.99 of the C++ runtime, which this "
+                                             "image's libstdc++.so.6 is too old to have")
+          .expect_field_contains("/message", "Use a base image with a newer libstdc++"),
+      changed_libc10_case("cause_c_library_too_old",
+                          "a libtorch needing a newer C library than the image has is "
+                          "TORCH_IMPORT_FAILED (4) naming the version and a newer glibc",
+                          raise_version_need("GLIBC_2."), "needing GLIBC_2.99", "CLibraryTooOld")
+          .expect_field_contains("/error/message", "version `GLIBC_2.99' not found")
+          .expect_field_contains("/message", "but libc10.so")
+          .expect_field_contains("/message", "needs GLIBC_2.99 of the C library, which this "
+                                             "image's libc.so.6 is too old to have")
+          .expect_field_contains("/message", "Use a base image with a newer glibc"),
+      changed_libc10_case("cause_wrong_elf_class",
+                          "a libtorch library of the other ELF class (32-bit) is "
+                          "TORCH_IMPORT_FAILED (4) naming another architecture",
+                          elf_class(ELFCLASS32), "marked 32-bit (EI_CLASS)", "WrongArchitecture")
+          .expect_field_contains("/error/message", "wrong ELF class: ELFCLASS32")
+          .expect_field_contains("/message", "but libc10.so")
+          .expect_field_contains("/message", "is built for another architecture (32-bit, ELFCLASS32")
+          .expect_field_contains("/message", "Install the libtorch built for"),
+      // The loader skips a library for another machine as if it were not
+      // there, and says "No such file or directory": the check looks where
+      // the loader looks and finds the copy it skipped.
+      changed_libc10_case("cause_wrong_machine",
+                          "a libtorch library built for another machine, which the loader skips "
+                          "as missing, is TORCH_IMPORT_FAILED (4) naming that machine",
+                          elf_machine(EM_AARCH64), "marked aarch64 (e_machine)", "WrongArchitecture")
+          .expect_field_contains("/error/message", "cannot open shared object file: No such file")
+          .expect_field("/error/evidence/library/found", "other_machine")
+          .expect_field("/error/evidence/library/machine", "aarch64")
+          .expect_field_contains("/message", "but libc10.so")
+          .expect_field_contains("/message", "is built for another architecture (aarch64")
+          .expect_field_contains("/message", "Install the libtorch built for"),
+      // The loader skips a library it may not read as if it were not there.
+      changed_libc10_case("cause_library_unreadable",
+                          "a libtorch library this user may not read is TORCH_IMPORT_FAILED (4) "
+                          "naming it and what to make readable",
+                          unchanged(), "of root, mode 0600", "LibraryUnreadable", 0600)
+          .needs(Requirement::AnotherUser)
+          .wrap({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh",
+                 "{tmp}/mounts.sh", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                 "--clear-groups", "--"},
+                "in a private mount namespace, then as nobody (setpriv --reuid=65534)")
+          .expect_field_contains("/error/message", "cannot open shared object file: No such file")
+          .expect_field("/error/evidence/library/found", "not_readable")
+          .expect_field_contains("/message", "this user may not read libc10.so")
+          .expect_field_contains("/message", "Make libtorch's files readable"),
+  };
 }
 
 std::vector<Case> import_cases() {
@@ -169,7 +373,9 @@ std::vector<Case> import_cases() {
           .with_probe("{fixtures}/libkd_absent_torch_probe.so")
           .args({"--device", "cpu"})
           .outcome("TORCH_MISSING", "import")
-          .expect_field("/error/type", "LoaderError")
+          .expect_field("/error/type", "TorchNotFound")
+          .expect_field_contains("/message", "the loader finds no libtorch_kernodeck_absent.so")
+          .expect_field_contains("/message", "Check the library path")
           .expect_null("/pytorch/version")
           .expect_null("/execution/timings_ms/load")
           .expect_field_contains("/error/message",
@@ -188,18 +394,24 @@ std::vector<Case> import_cases() {
           .args({"--device", "cpu"})
           .outcome("TORCH_MISSING", "import")
           .expect_field("/tool/probe", "libtorch")
+          .expect_field("/error/type", "TorchNotFound")
+          .expect_field("/error/evidence/library/found", "absent")
           .expect_field_contains("/error/message", "cannot open shared object file")
           .expect_field_lacks("/error/message", "/"),
       Case("torch_unloadable_undefined_symbol")
-          .guards("libtorch found but failing to load (bad symbol) is TORCH_IMPORT_FAILED (4)")
+          .guards("libtorch found but failing to load (a library missing a symbol) is "
+                  "TORCH_IMPORT_FAILED (4) naming libraries of different builds")
           .needs(Requirement::ProbeModule)
           .prepare(symbol_less_libc10, "a libc10 without its symbols first on LD_LIBRARY_PATH")
           .env("LD_LIBRARY_PATH", "{tmp}/lib")
           .args({"--device", "cpu"})
           .outcome("TORCH_IMPORT_FAILED", "import")
-          .expect_field("/error/type", "LoaderError")
+          .expect_field("/error/type", "MixedBuilds")
           .expect_field_contains("/error/message", "undefined symbol")
-          .expect_field_lacks("/error/message", "/"),
+          .expect_field_contains("/message", "its libraries come from different builds")
+          .expect_field_contains("/message", "Install libtorch from one release")
+          .expect_field_lacks("/error/message", "/")
+          .with_privacy_canaries(),
       Case("torch_unloadable_not_elf")
           .guards("a corrupt libtorch library file is TORCH_IMPORT_FAILED (4), never a pass")
           .needs(Requirement::ProbeModule)
@@ -207,8 +419,12 @@ std::vector<Case> import_cases() {
           .env("LD_LIBRARY_PATH", "{tmp}/lib")
           .args({"--device", "cpu"})
           .outcome("TORCH_IMPORT_FAILED", "import")
+          .expect_field("/error/type", "CorruptLibrary")
           .expect_field_contains("/error/message", "libc10")
-          .expect_field_lacks("/error/message", "/"),
+          .expect_field_contains("/message", "is not a valid shared library")
+          .expect_field_contains("/message", "Reinstall the libtorch package")
+          .expect_field_lacks("/error/message", "/")
+          .with_privacy_canaries(),
       cuda_dependency_hidden("cuda_runtime_hidden", "CUDA runtime (libcudart)",
                              hide_cuda_runtime, "libcudart.so", {}),
       cuda_dependency_hidden("cuda_runtime_hidden_cpu_mode", "CUDA runtime (libcudart)",
@@ -229,6 +445,12 @@ std::vector<Case> import_cases() {
   };
 }
 
+std::vector<Case> all_import_cases() {
+  std::vector<Case> all = import_cases();
+  for (Case& c : import_cause_cases()) all.push_back(std::move(c));
+  return all;
+}
+
 }  // namespace
 
-KERNODECK_LAYER(import, import_cases());
+KERNODECK_LAYER(import, all_import_cases());

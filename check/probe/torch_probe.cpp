@@ -3,6 +3,7 @@
 // built against libtorch 1.13 through 2.x, CPU, CUDA or ROCm. Nothing here
 // decides an outcome; every exception stops at this boundary.
 #include <dlfcn.h>
+#include <link.h>
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
@@ -157,27 +158,17 @@ void start_gpu_support(Context& context, long) {
   context.lazyInitCUDA();
 }
 
-// Why libtorch sees no GPU, in its own words, with the kind of cause as the
-// error type: libtorch's device count swallows the reason (it only warns), so
-// the question is asked again of the call that raises it.
+// Why libtorch sees no GPU, in its own words: libtorch's device count
+// swallows the reason (it only warns), so the question is asked again of the
+// call that raises it. Which cause it is, the worker decides, from the
+// runtime's error number first (runtime_status).
 void explain_no_gpu(kd_error* err) {
   try {
     start_gpu_support(at::globalContext(), 0);
   } catch (const c10::Error& e) {
-    std::string text = e.what_without_backtrace();
-    const char* kind = "GpuUnavailable";
-    if (text.find("Found no NVIDIA driver") != std::string::npos) {
-      kind = "NoDriver";
-    } else if (text.find("driver on your system is too old") != std::string::npos ||
-               text.find("insufficient for CUDA runtime") != std::string::npos) {
-      kind = "DriverTooOld";
-    } else if (text.find("No CUDA GPUs are available") != std::string::npos ||
-               text.find("No HIP GPUs are available") != std::string::npos) {
-      kind = "NoDevice";
-    }
-    set_error(err, kind, text);
+    set_error(err, "c10::Error", e.what_without_backtrace());
   } catch (const std::exception& e) {
-    set_error(err, "GpuUnavailable", e.what());
+    set_error(err, "std::exception", e.what());
   }
 }
 
@@ -335,8 +326,123 @@ kd_status device_info(long long index, kd_device_info* out, kd_error* err) {
   });
 }
 
+// The GPU runtime libtorch already loaded, asked through entry points whose C
+// signatures have not changed since CUDA 2 and HIP 1; found with dlsym, so no
+// toolkit header is needed.
+struct RuntimeEntries {
+  int api;
+  const char* library;  // the start of its file name
+  const char* count;
+  const char* last_error;
+  const char* error_name;
+  const char* error_text;
+  const char* driver_version;
+  const char* runtime_version;
+};
+constexpr RuntimeEntries kRuntimes[] = {
+    {KD_API_CUDA, "libcudart.so", "cudaGetDeviceCount", "cudaGetLastError", "cudaGetErrorName",
+     "cudaGetErrorString", "cudaDriverGetVersion", "cudaRuntimeGetVersion"},
+    {KD_API_HIP, "libamdhip64.so", "hipGetDeviceCount", "hipGetLastError", "hipGetErrorName",
+     "hipGetErrorString", "hipDriverGetVersion", "hipRuntimeGetVersion"},
+};
+
+// The path of the loaded object whose file name starts with `prefix`, "" if none
+// is in the process (whatever its soname's version: libcudart.so.12, .so.13).
+std::string loaded_object(const char* prefix) {
+  struct Search {
+    const char* prefix;
+    std::string path;
+  } search{prefix, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* s = static_cast<Search*>(data);
+        const char* name = info->dlpi_name;
+        if (name == nullptr || *name == '\0') return 0;
+        const char* slash = std::strrchr(name, '/');
+        const char* file = slash != nullptr ? slash + 1 : name;
+        if (std::strncmp(file, s->prefix, std::strlen(s->prefix)) != 0) return 0;
+        s->path = name;
+        return 1;
+      },
+      &search);
+  return search.path;
+}
+
+// The number whose words the runtime gives that `failure` carries, the
+// longest such words winning; 0 if none. libtorch writes a runtime error as
+// "CUDA error: <the runtime's words>".
+int number_of_words(const char* (*text_of)(int), const std::string& failure) {
+  int best = 0;
+  size_t best_length = 0;
+  for (int n = 1; n < 1000 && !failure.empty(); ++n) {
+    const char* words = text_of(n);
+    if (words == nullptr) continue;
+    size_t length = std::strlen(words);
+    if (length > best_length && std::strstr(words, "unrecognized") == nullptr &&
+        failure.find(words) != std::string::npos) {
+      best = n;
+      best_length = length;
+    }
+  }
+  return best;
+}
+
+void ask_runtime(const RuntimeEntries& r, void* lib, const std::string& failure,
+                 kd_runtime_status* out) {
+  using CountFn = int (*)(int*);
+  using LastFn = int (*)();
+  using TextFn = const char* (*)(int);
+  using VersionFn = int (*)(int*);
+  auto count = reinterpret_cast<CountFn>(dlsym(lib, r.count));
+  auto last = reinterpret_cast<LastFn>(dlsym(lib, r.last_error));
+  auto name = reinterpret_cast<TextFn>(dlsym(lib, r.error_name));
+  auto text = reinterpret_cast<TextFn>(dlsym(lib, r.error_text));
+  auto driver = reinterpret_cast<VersionFn>(dlsym(lib, r.driver_version));
+  auto runtime = reinterpret_cast<VersionFn>(dlsym(lib, r.runtime_version));
+  if (count == nullptr) return;
+  out->api = r.api;
+  // The device count answers with the error of the runtime's initialisation,
+  // which it keeps; a later failure is the last error, or the one whose words
+  // libtorch's message carries.
+  int devices = 0;
+  int number = count(&devices);
+  if (number == 0 && last != nullptr) number = last();
+  if (number == 0 && text != nullptr) number = number_of_words(text, failure);
+  out->error_number = number;
+  if (number != 0 && name != nullptr && name(number) != nullptr) {
+    copy_text(out->error_name, sizeof out->error_name, name(number));
+  }
+  if (number != 0 && text != nullptr && text(number) != nullptr) {
+    copy_text(out->error_text, sizeof out->error_text, text(number));
+  }
+  int version = -1;
+  if (driver != nullptr && driver(&version) == 0) out->driver_version = version;
+  version = -1;
+  if (runtime != nullptr && runtime(&version) == 0) out->runtime_version = version;
+}
+
+kd_status runtime_status(int kind, long long, const char* failure, kd_runtime_status* out,
+                         kd_error* err) {
+  return guarded(err, [&] {
+    *out = kd_runtime_status{};
+    out->driver_version = -1;
+    out->runtime_version = -1;
+    if (kind != KD_DEVICE_CUDA) return;
+    for (const RuntimeEntries& r : kRuntimes) {
+      std::string path = loaded_object(r.library);
+      if (path.empty()) continue;
+      // RTLD_NOLOAD: the runtime already in the process, never another copy.
+      void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+      if (lib == nullptr) continue;
+      ask_runtime(r, lib, failure != nullptr ? failure : "", out);
+      dlclose(lib);  // RTLD_NOLOAD took a reference; the library stays loaded
+      if (out->api != KD_API_NONE) return;
+    }
+  });
+}
+
 const kd_probe kProbe = {KD_PROBE_ABI_VERSION, library_info, gpu_info,   init_device,
-                         compute,              memory,       device_info};
+                         compute,              memory,       device_info, runtime_status};
 
 }  // namespace
 

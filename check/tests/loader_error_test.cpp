@@ -1,4 +1,6 @@
-// Covers loader_error.hpp: which dlopen messages mean TORCH_MISSING and which TORCH_IMPORT_FAILED.
+// Covers loader_error.hpp: what is read from the loader's words (which
+// library, which version, which needs it), file names only. Which cause that
+// is, causes_test.cpp covers.
 #include "loader_error.hpp"
 
 #include <gtest/gtest.h>
@@ -6,69 +8,56 @@
 namespace kd {
 namespace {
 
-TEST(LoaderError, MissingTorchLibraryIsTorchMissing) {
-  EXPECT_EQ(classify_loader_error(
-                "libtorch_cpu.so: cannot open shared object file: No such file or directory"),
-            Outcome::TorchMissing);
-  EXPECT_EQ(classify_loader_error(
-                "libtorch.so: cannot open shared object file: No such file or directory"),
-            Outcome::TorchMissing);
-  EXPECT_EQ(classify_loader_error(
-                "libcaffe2_nvrtc.so: cannot open shared object file: No such file or directory"),
-            Outcome::TorchMissing);
+TEST(LoaderWords, TheLibraryThatCannotBeOpened) {
+  EXPECT_EQ(read_loader_words("/opt/kd/lib/kernodeck-diagnostic/libkernodeck_probe_torch.so: "
+                              "libc10.so: cannot open shared object file: No such file or directory")
+                .missing,
+            "libc10.so");
+  EXPECT_EQ(read_loader_words("/opt/libtorch/lib/libcudnn.so.8: cannot open shared object file: "
+                              "No such file or directory")
+                .missing,
+            "libcudnn.so.8");
+  EXPECT_EQ(read_loader_words("/opt/libtorch/lib/libtorch_cuda.so: libnvrtc.so.12: cannot open "
+                              "shared object file: No such file or directory")
+                .missing,
+            "libnvrtc.so.12");
+  EXPECT_EQ(read_loader_words("/x/libc10.so: undefined symbol: _ZN3c10").missing, "");
+  EXPECT_EQ(read_loader_words(": cannot open shared object file").missing, "");
 }
 
-TEST(LoaderError, MissingTorchDependencyOfTheProbeIsTorchMissing) {
-  // What glibc says when the probe exists but libc10 is not on the path.
-  EXPECT_EQ(classify_loader_error("/opt/kd/lib/kernodeck-diagnostic/libkernodeck_probe_torch.so: "
-                                  "libc10.so: cannot open shared object file: No such file or "
-                                  "directory"),
-            Outcome::TorchMissing);
+TEST(LoaderWords, ALibtorchLibraryInAChainIsTheOneNamed) {
+  EXPECT_EQ(read_loader_words("libfoo.so: cannot open shared object file: No such file; "
+                              "libc10_cuda.so: cannot open shared object file: No such file")
+                .missing,
+            "libc10_cuda.so");
 }
 
-TEST(LoaderError, MissingNonTorchLibraryIsImportFailed) {
-  // libtorch was found; its CUDA runtime was not.
-  EXPECT_EQ(classify_loader_error("libcudart.so.12: cannot open shared object file: No such file "
-                                  "or directory"),
-            Outcome::TorchImportFailed);
-  EXPECT_EQ(classify_loader_error("/x/libkernodeck_probe_torch.so: libamdhip64.so.6: cannot open "
-                                  "shared object file: No such file or directory"),
-            Outcome::TorchImportFailed);
+TEST(LoaderWords, AVersionNeededAndWhoNeedsIt) {
+  LoaderWords w = read_loader_words(
+      "/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.32' not found (required by "
+      "/usr/lib/x86_64-linux-gnu/libc10.so)");
+  EXPECT_EQ(w.needed, "GLIBCXX_3.4.32");
+  EXPECT_EQ(w.needer, "libc10.so");
+  EXPECT_EQ(w.provider, "libstdc++.so.6");
 }
 
-TEST(LoaderError, AFolderNamedLibtorchDoesNotMakeItMissing) {
-  EXPECT_EQ(classify_loader_error("/opt/libtorch/lib/libcudnn.so.8: cannot open shared object "
-                                  "file: No such file or directory"),
-            Outcome::TorchImportFailed);
+TEST(LoaderWords, UndefinedSymbolAndWrongClass) {
+  EXPECT_EQ(read_loader_words("/x/libtorch_cpu.so: undefined symbol: _ZN3c10").needer,
+            "libtorch_cpu.so");
+  LoaderWords w = read_loader_words("libc10.so: wrong ELF class: ELFCLASS32");
+  EXPECT_EQ(w.subject, "libc10.so");
+  EXPECT_EQ(w.elf_class, "ELFCLASS32");
 }
 
-TEST(LoaderError, TheLibraryThatCannotBeOpenedDecidesNotTheFirstNamed) {
-  EXPECT_EQ(classify_loader_error("/opt/libtorch/lib/libtorch_cuda.so: libnvrtc.so.12: cannot "
-                                  "open shared object file: No such file or directory"),
-            Outcome::TorchImportFailed);
+TEST(LoaderWords, TorchLibrariesByName) {
+  EXPECT_TRUE(is_torch_library("libtorch_cpu.so"));
+  EXPECT_TRUE(is_torch_library("libc10_cuda.so"));
+  EXPECT_TRUE(is_torch_library("libcaffe2_nvrtc.so"));
+  EXPECT_FALSE(is_torch_library("libcudart.so.13"));
+  EXPECT_FALSE(is_torch_library(""));
 }
 
-TEST(LoaderError, OtherLoaderFailuresAreImportFailed) {
-  EXPECT_EQ(classify_loader_error("/x/libtorch_cpu.so: undefined symbol: _ZN3c106detail14torch_"
-                                  "check_failEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_"
-                                  "traitsIcESaIcEEE"),
-            Outcome::TorchImportFailed);
-  EXPECT_EQ(classify_loader_error("/x/libc10.so: wrong ELF class: ELFCLASS32"),
-            Outcome::TorchImportFailed);
-  EXPECT_EQ(classify_loader_error("/x/libkernodeck_probe_torch.so: invalid ELF header"),
-            Outcome::TorchImportFailed);
-  EXPECT_EQ(classify_loader_error(""), Outcome::TorchImportFailed);
-  EXPECT_EQ(classify_loader_error(": cannot open shared object file"),
-            Outcome::TorchImportFailed);
-}
-
-TEST(LoaderError, ASecondMissingLibraryInTheMessageIsLookedAt) {
-  EXPECT_EQ(classify_loader_error("libfoo.so: cannot open shared object file: No such file; "
-                                  "libc10_cuda.so: cannot open shared object file: No such file"),
-            Outcome::TorchMissing);
-}
-
-TEST(LoaderError, RunningOutOfMemoryIsToldApart) {
+TEST(LoaderWords, RunningOutOfMemoryIsToldApart) {
   EXPECT_TRUE(loader_ran_out_of_memory(
       "libcodec2.so.1.0: failed to map segment from shared object"));
   EXPECT_TRUE(loader_ran_out_of_memory(

@@ -58,7 +58,7 @@ void expect_contract_shape(const ojson& r) {
   EXPECT_EQ(keys_of(r["output"]), (Keys{"requested", "written"}));
   EXPECT_TRUE(r["error"].is_null() || r["error"].is_object());
   if (r["error"].is_object()) {
-    EXPECT_EQ(keys_of(r["error"]), (Keys{"type", "message"}));
+    EXPECT_EQ(keys_of(r["error"]), (Keys{"type", "message", "evidence"}));
   }
   EXPECT_TRUE(r["status"] == "passed" || r["status"] == "failed");
   EXPECT_TRUE(r["message"].is_string());
@@ -272,6 +272,20 @@ TEST(Report, ErrorIsSanitized) {
   EXPECT_EQ(m.find("Exception raised"), std::string::npos) << m;
   EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   EXPECT_EQ(render_report(r).find("s3cr3t-t0ken-value"), std::string::npos);
+}
+
+TEST(Report, ErrorCarriesItsEvidence) {
+  ReportInput in;
+  in.outcome = Outcome::GpuUnavailable;
+  in.stage = Stage::Device;
+  Evidence e;
+  e.kernel_module = "535.104.05";
+  in.error = ErrorInfo{"DriverMismatch", "cudaErrorSystemDriverMismatch (803): words", e};
+  ojson r = build(in);
+  EXPECT_EQ(r["error"]["evidence"]["kernel_module"], "535.104.05");
+  EXPECT_TRUE(r["error"]["evidence"]["runtime"].is_null());
+  in.error->evidence.reset();
+  EXPECT_TRUE(build(in)["error"]["evidence"].is_null());
 }
 
 TEST(Report, ErrorIsShortened) {

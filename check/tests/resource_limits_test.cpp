@@ -82,24 +82,14 @@ TEST(SpawnFailureCause, OtherErrorsAreNoResourceLimit) {
   EXPECT_FALSE(spawn_failure_cause(0, ResourceLimits{}));
 }
 
-TEST(LoaderMemoryCause, AMappingFailureNamesTheAddressSpaceLimit) {
+TEST(MemoryLimitsText, NamesEachLimitSet) {
   ResourceLimits limits;
+  EXPECT_EQ(memory_limits_text(limits), "");
   limits.address_space = 256 * kMiB;
-  auto cause =
-      loader_memory_cause("libcodec2.so.1.0: failed to map segment from shared object", limits);
-  ASSERT_TRUE(cause);
-  EXPECT_TRUE(has(cause->what, "could not be mapped into memory")) << cause->what;
-  EXPECT_TRUE(has(cause->what, "256 MiB")) << cause->what;
-  EXPECT_TRUE(has(cause->next_action, "likely cause")) << cause->next_action;
-  EXPECT_TRUE(has(cause->next_action, "raise it")) << cause->next_action;
-}
-
-TEST(LoaderMemoryCause, OtherLoaderFailuresAreNotMemory) {
-  ResourceLimits limits;
-  limits.address_space = 256 * kMiB;
-  EXPECT_FALSE(loader_memory_cause("libc10.so: undefined symbol: _ZN3c10", limits));
-  EXPECT_FALSE(loader_memory_cause(
-      "libcudart.so.12: cannot open shared object file: No such file or directory", limits));
+  EXPECT_EQ(memory_limits_text(limits), "the address-space limit (ulimit -v) is 256 MiB");
+  limits.cgroup_memory = 1024 * kMiB;
+  EXPECT_EQ(memory_limits_text(limits), "the address-space limit (ulimit -v) is 256 MiB and the "
+                                        "memory limit of this cgroup is 1 GiB");
 }
 
 TEST(WorkerDeathCause, AnOutsideSigkillPointsAtTheOutOfMemoryKiller) {

@@ -41,6 +41,19 @@ TEST(CutPaths, AFolderKeepsItsOwnName) {
   EXPECT_EQ(cut_paths("see /tmp/ now"), "see tmp now");
 }
 
+// The CUDA runtime's own words for error 803 must reach the report whole.
+TEST(CutPaths, ALoneSlashIsNoPath) {
+  EXPECT_EQ(cut_paths("system has unsupported display driver / cuda driver combination"),
+            "system has unsupported display driver / cuda driver combination");
+  EXPECT_EQ(cut_paths("a // b"), "a // b");
+  EXPECT_EQ(cut_paths("see / and /etc/secret"), "see / and secret");
+  Sanitizer s({});
+  EXPECT_EQ(s.message("cudaErrorSystemDriverMismatch (803): system has unsupported display "
+                      "driver / cuda driver combination"),
+            "cudaErrorSystemDriverMismatch (803): system has unsupported display driver / cuda "
+            "driver combination");
+}
+
 TEST(CutPaths, TextWithoutSlashIsUnchanged) {
   EXPECT_EQ(cut_paths(""), "");
   EXPECT_EQ(cut_paths("CUDA error: out of memory"), "CUDA error: out of memory");

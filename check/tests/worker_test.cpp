@@ -48,12 +48,23 @@ struct Fake {
   const char* device_name = "NVIDIA H200";
   const char* capability = "9.0";
 
+  // What the fake GPU runtime answers when asked after a failure.
+  int runtime_api = KD_API_NONE;
+  int runtime_error = 0;
+  int driver_version = 13020;
+  const char* runtime_name = "";
+  const char* runtime_text = "";
+
+  // The library's reason when no GPU is usable ("" for none).
+  const char* unavailable_reason = "";
+
   const char* error_type = "c10::Error";
   const char* error_message = "CUDA error: something went wrong";
   bool unterminated_error = false;
 
   int library_calls = 0, gpu_calls = 0, init_calls = 0, compute_calls = 0, memory_calls = 0,
-      device_calls = 0;
+      device_calls = 0, runtime_calls = 0;
+  std::string runtime_failure;  // the words it was given
   int init_kind = -1, compute_kind = -1;
   long long init_index = -99, compute_index = -99;
 };
@@ -90,6 +101,10 @@ kd_status fake_gpu_info(kd_gpu_info* out, kd_error* err) {
   }
   out->available = g_fake.available;
   out->device_count = g_fake.count;
+  if (*g_fake.unavailable_reason != '\0') {
+    snprintf(err->type, sizeof err->type, "%s", "c10::Error");
+    snprintf(err->message, sizeof err->message, "%s", g_fake.unavailable_reason);
+  }
   return KD_OK;
 }
 
@@ -134,9 +149,23 @@ kd_status fake_device_info(long long, kd_device_info* out, kd_error* err) {
   return KD_OK;
 }
 
+kd_status fake_runtime_status(int, long long, const char* failure, kd_runtime_status* out,
+                              kd_error*) {
+  ++g_fake.runtime_calls;
+  g_fake.runtime_failure = failure;
+  *out = kd_runtime_status{};
+  out->api = g_fake.runtime_api;
+  out->error_number = g_fake.runtime_error;
+  out->driver_version = g_fake.driver_version;
+  out->runtime_version = 13020;
+  snprintf(out->error_name, sizeof out->error_name, "%s", g_fake.runtime_name);
+  snprintf(out->error_text, sizeof out->error_text, "%s", g_fake.runtime_text);
+  return KD_OK;
+}
+
 const kd_probe kFakeProbe = {KD_PROBE_ABI_VERSION, fake_library_info, fake_gpu_info,
                              fake_init_device,     fake_compute,      fake_memory,
-                             fake_device_info};
+                             fake_device_info,     fake_runtime_status};
 
 struct Walk {
   Lines lines;
@@ -313,6 +342,90 @@ TEST_F(RunStages, GpuUnavailable) {
   EXPECT_EQ(w.findings.pytorch["visible_device_count"], 0);
   EXPECT_EQ(g_fake.init_calls, 0);
   EXPECT_EQ(g_fake.compute_calls, 0);
+  // No runtime to ask, no reason given: the generic cause, with what was seen.
+  ASSERT_TRUE(w.findings.error.has_value());
+  EXPECT_EQ(w.findings.error->type, "GpuUnavailable");
+  ASSERT_TRUE(w.findings.error->evidence.has_value());
+  EXPECT_TRUE(w.findings.error->evidence->device_nodes.has_value());
+  EXPECT_FALSE(w.findings.error->evidence->runtime.has_value());
+  EXPECT_EQ(g_fake.runtime_calls, 1);
+}
+
+TEST_F(RunStages, TheRuntimesNumberNamesTheCauseInItsOwnWords) {
+  g_fake.available = 0;
+  g_fake.count = 0;
+  g_fake.runtime_api = KD_API_CUDA;
+  g_fake.runtime_error = 803;
+  g_fake.runtime_name = "cudaErrorSystemDriverMismatch";
+  g_fake.runtime_text = "system has unsupported display driver / cuda driver combination";
+  g_fake.unavailable_reason = "Unexpected error from cudaGetDeviceCount()";
+  Walk w = walk(Device::Cuda);
+  expect_outcome(w, Outcome::GpuUnavailable, Stage::Device);
+  ASSERT_TRUE(w.findings.error.has_value());
+  EXPECT_EQ(w.findings.error->type, "DriverMismatch");
+  EXPECT_EQ(w.findings.error->message,
+            "cudaErrorSystemDriverMismatch (803): system has unsupported display driver / cuda "
+            "driver combination");
+  ASSERT_TRUE(w.findings.error->evidence && w.findings.error->evidence->runtime);
+  EXPECT_EQ(w.findings.error->evidence->runtime->error, 803);
+  EXPECT_EQ(g_fake.runtime_failure, "Unexpected error from cudaGetDeviceCount()");
+}
+
+TEST_F(RunStages, WithoutARuntimeLibtorchsWordsNameTheCause) {
+  g_fake.available = 0;
+  g_fake.count = 0;
+  g_fake.unavailable_reason = "Found no NVIDIA driver on your system.";
+  Walk w = walk(Device::Cuda);
+  ASSERT_TRUE(w.findings.error.has_value());
+  EXPECT_EQ(w.findings.error->type, "NoDriver");
+  EXPECT_EQ(w.findings.error->message, "Found no NVIDIA driver on your system.");
+}
+
+TEST_F(RunStages, ABusyGpuAtItsStartIsUnavailable) {
+  g_fake.init_status = KD_RUNTIME_ERROR;
+  g_fake.error_message = "CUDA error: CUDA-capable device(s) is/are busy or unavailable";
+  g_fake.runtime_api = KD_API_CUDA;
+  g_fake.runtime_error = 46;
+  Walk w = walk(Device::Cuda);
+  expect_outcome(w, Outcome::GpuUnavailable, Stage::Device);
+  EXPECT_EQ(w.findings.error->type, "DevicesBusy");
+}
+
+TEST_F(RunStages, AGpuFaultInTheComputationIsNamed) {
+  g_fake.compute_status = KD_RUNTIME_ERROR;
+  g_fake.runtime_api = KD_API_CUDA;
+  g_fake.runtime_error = 209;
+  g_fake.runtime_name = "cudaErrorNoKernelImageForDevice";
+  g_fake.runtime_text = "no kernel image is available for execution on the device";
+  Walk w = walk(Device::Cuda);
+  expect_outcome(w, Outcome::RuntimeError, Stage::Compute);
+  ASSERT_TRUE(w.findings.error.has_value());
+  EXPECT_EQ(w.findings.error->type, "NoKernelImage");
+  ASSERT_TRUE(w.findings.error->evidence.has_value());
+  // The device layer passed: only the runtime was asked.
+  EXPECT_FALSE(w.findings.error->evidence->device_nodes.has_value());
+  EXPECT_EQ(w.findings.error->evidence->runtime->error, 209);
+}
+
+TEST_F(RunStages, AnUnnamedComputeErrorStaysTheLibrarys) {
+  g_fake.compute_status = KD_RUNTIME_ERROR;
+  g_fake.runtime_api = KD_API_CUDA;
+  g_fake.runtime_error = 1;
+  Walk w = walk(Device::Cuda);
+  expect_outcome(w, Outcome::RuntimeError, Stage::Compute);
+  EXPECT_EQ(w.findings.error->type, "c10::Error");
+  EXPECT_EQ(w.findings.error->message, "CUDA error: something went wrong");
+}
+
+TEST_F(RunStages, APassAndTheCpuNeverAskTheRuntime) {
+  expect_outcome(walk(Device::Cuda), Outcome::GpuCheckPassed, Stage::Compute);
+  EXPECT_EQ(g_fake.runtime_calls, 0);
+  g_fake = Fake{};
+  g_fake.compute_status = KD_RUNTIME_ERROR;
+  Walk w = walk(Device::Cpu);
+  expect_outcome(w, Outcome::RuntimeError, Stage::Compute);
+  EXPECT_EQ(g_fake.runtime_calls, 0);
+  EXPECT_FALSE(w.findings.error->evidence.has_value());
 }
 
 TEST_F(RunStages, AvailableWithNoDeviceIsUnavailable) {
@@ -583,7 +696,7 @@ TEST_F(RunWorker, AFileThatIsNotALibraryIsAnImportFailure) {
   std::string path = dir.file("libkernodeck_probe_torch.so");
   test::write_file(path, "this is not an ELF file\n");
   Walk w = load(path);
-  expect_outcome(w, Outcome::TorchImportFailed, "LoaderError");
+  expect_outcome(w, Outcome::TorchImportFailed, "CorruptLibrary");
 }
 
 TEST_F(RunWorker, ALibraryWithoutTheEntryIsAnInternalError) {

@@ -48,10 +48,15 @@ kd_status device_info(long long, kd_device_info* out, kd_error*) {
   return KD_OK;
 }
 
+kd_status runtime_status(int, long long, const char*, kd_runtime_status* out, kd_error*) {
+  *out = kd_runtime_status{};
+  return KD_OK;
+}
+
 const kd_probe kHealthy = {KD_PROBE_ABI_VERSION, library_info, gpu_info, init_device, compute,
-                           memory, device_info};
+                           memory, device_info, runtime_status};
 const kd_probe kFutureAbi = {KD_PROBE_ABI_VERSION + 1, library_info, gpu_info, init_device,
-                             compute, memory, device_info};
+                             compute, memory, device_info, runtime_status};
 
 }  // namespace
 

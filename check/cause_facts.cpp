@@ -1,0 +1,106 @@
+// The facts a cause's sentences name (causes.hpp, cause_facts): the vendor and
+// how its GPUs are exposed, the nodes this user may not open, the visibility
+// variables set, the two driver versions, the loader's library names, the GPU's
+// architecture, the memory limits.
+#include <vector>
+
+#include "causes.hpp"
+#include "util/elf.hpp"
+
+namespace kd {
+namespace {
+
+std::string joined(const std::vector<std::string>& parts, const std::string& last_joint) {
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) text += i + 1 == parts.size() ? last_joint : ", ";
+    text += parts[i];
+  }
+  return text;
+}
+
+// The nodes of the runtime's vendor this process may not open, by name.
+std::string closed_nodes(const DeviceNodes& n, bool hip) {
+  std::vector<std::string> names;
+  auto add = [&names](NodeState state, const char* name) {
+    if (state == NodeState::NotAccessible) names.emplace_back(name);
+  };
+  if (hip) {
+    add(n.kfd, "/dev/kfd");
+    if (n.render_nodes_accessible < n.render_nodes) names.emplace_back("/dev/dri/renderD*");
+  } else {
+    add(n.nvidiactl, "/dev/nvidiactl");
+    add(n.nvidia_uvm, "/dev/nvidia-uvm");
+    if (n.nvidia_gpus_accessible < n.nvidia_gpus) names.emplace_back("/dev/nvidiaN");
+  }
+  return joined(names, " and ");
+}
+
+// "CUDA_VISIBLE_DEVICES (a UUID list)": the variables set, with their shapes.
+std::string variables_set(const VisibleDevices& variables) {
+  std::vector<std::string> set;
+  for (const auto& [name, shape] : variables) {
+    if (shape && name != "NVIDIA_VISIBLE_DEVICES") set.push_back(name + " (" + *shape + ")");
+  }
+  return joined(set, " and ");
+}
+
+void device_facts(const Evidence& e, bool hip, Facts& facts) {
+  if (e.device_nodes) facts["closed_nodes"] = closed_nodes(*e.device_nodes, hip);
+  if (e.visible_devices) facts["variables"] = variables_set(*e.visible_devices);
+  if (e.runtime) {
+    facts["error"] = std::to_string(e.runtime->error);
+    facts["driver_cuda"] = e.runtime->driver_version.value_or("no version");
+    facts["runtime_cuda"] = e.runtime->runtime_version.value_or("of unknown version");
+  }
+  if (e.driver_library) {
+    auto version = library_file_version(*e.driver_library);
+    facts["driver_library"] =
+        *e.driver_library + (version ? ", version " + *version : ", of unknown version");
+  } else {
+    facts["driver_library"] = "libcuda.so.1, of unknown version";
+  }
+  facts["kernel_module"] = e.kernel_module
+                               ? "version " + *e.kernel_module
+                               : "of unknown version: /proc/driver/nvidia/version cannot be read";
+}
+
+// The loader's library names, cut to tokens.
+void loader_facts(std::string_view words, const Evidence* e, const Sanitizer& s, Facts& facts) {
+  LoaderWords w = read_loader_words(words);
+  auto put = [&](const char* key, const std::string& value) {
+    std::string token = s.message(Sanitizer::token(value));
+    if (!token.empty()) facts[key] = token;
+  };
+  put("library", !w.missing.empty() ? w.missing : w.subject);
+  put("needed", w.needed);
+  put("needer", w.needer);
+  put("provider", w.provider);
+  std::string elf_class = s.message(Sanitizer::token(w.elf_class));
+  if (!elf_class.empty()) {
+    facts["machine"] = (elf_class == "ELFCLASS32" ? "32-bit, " : "64-bit, ") + elf_class;
+  }
+  if (e != nullptr && e->library && e->library->machine) put("machine", *e->library->machine);
+}
+
+}  // namespace
+
+Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
+  const bool hip = in.backend == "rocm" ||
+                   (in.evidence != nullptr && in.evidence->runtime && in.evidence->runtime->api == "hip");
+  Facts facts;
+  facts["vendor"] = hip ? "AMD" : "NVIDIA";
+  facts["expose"] = hip ? "--device /dev/kfd --device /dev/dri, or the device plugin"
+                        : "--gpus, or the device plugin";
+  facts["host_machine"] = elf_machine_name(host_elf_machine());
+  facts["limits"] = in.memory_limits.empty() ? "" : "; " + in.memory_limits;
+  std::string capability = Sanitizer::token(in.capability);
+  facts["architecture"] = capability.empty() ? "an architecture it does not name"
+                          : hip              ? capability
+                                             : "compute capability " + capability;
+  if (in.evidence != nullptr) device_facts(*in.evidence, hip, facts);
+  loader_facts(in.error_message, in.evidence, sanitizer, facts);
+  return facts;
+}
+
+}  // namespace kd

@@ -1,0 +1,426 @@
+#include "causes.hpp"
+
+#include <algorithm>
+
+namespace kd {
+namespace {
+
+using N = std::array<int, 4>;
+using W = std::array<std::string_view, 3>;
+
+constexpr unsigned kCount = kDeviceCount;
+
+// The catalogue. Rows are tried in this order: the first that fits is the
+// cause, so the evidence-backed rows come before the bare numbers, and each
+// layer ends in its generic row (none for compute: its failure stays the
+// backend's error).
+constexpr CauseInfo kCauses[] = {
+    // ---- device ----
+    {CauseId::NoDriver, "no_driver", "no NVIDIA driver library", Stage::Device,
+     Outcome::GpuUnavailable, "NoDriver", kCount, Api::Cuda, N{35}, W{"Found no NVIDIA driver"}, "",
+     Sign::NoDriverVersion,
+     "CUDA runtime error 35 (insufficient driver) while the runtime reports no driver version; "
+     "without a runtime to ask, libtorch's \"Found no NVIDIA driver\"",
+     "No usable GPU in this process: the NVIDIA driver library (libcuda.so.1) could not be "
+     "loaded.",
+     "Expose the driver to this container (NVIDIA container toolkit, --gpus) and check device "
+     "exposure and permissions."},
+    {CauseId::DriverTooOld, "driver_too_old", "driver too old for libtorch's CUDA runtime",
+     Stage::Device, Outcome::GpuUnavailable, "DriverTooOld", kCount, Api::Cuda, N{35},
+     W{"driver on your system is too old", "insufficient for CUDA runtime"}, "",
+     Sign::DriverVersion,
+     "CUDA runtime error 35 (insufficient driver) with a driver version; without a runtime to "
+     "ask, libtorch's \"driver on your system is too old\" or \"insufficient for CUDA runtime\"",
+     "No usable GPU in this process: the NVIDIA driver is too old for the CUDA runtime this "
+     "libtorch was built with (the driver supports CUDA {driver_cuda}, the runtime is CUDA "
+     "{runtime_cuda}).",
+     "Update the GPU driver, or install a libtorch built for the CUDA version the driver "
+     "supports."},
+    {CauseId::DeviceNodesNotAccessible, "device_nodes_not_accessible",
+     "device nodes this user may not open", Stage::Device, Outcome::GpuUnavailable,
+     "DeviceNodesNotAccessible", kCount, Api::Both, N{100, 999, 3, 304}, W{}, "",
+     Sign::NodesNotAccessible,
+     "runtime error 100, 999, 3 or 304 while a GPU device node exists that this process may not "
+     "read and write",
+     "No usable GPU in this process: the device nodes are there but this user may not open them "
+     "({closed_nodes}).",
+     "Run as a user who may read and write them (their group, often video or render), or let "
+     "the container runtime or the device plugin set their permissions."},
+    {CauseId::NoDeviceNodes, "no_device_nodes", "no GPU device node in the container",
+     Stage::Device, Outcome::GpuUnavailable, "NoDeviceNodes", kCount, Api::Both,
+     N{100, 999, 3, 304}, W{}, "", Sign::NoGpuNodes,
+     "runtime error 100, 999, 3 or 304 while there is no GPU device node (/dev/nvidiaN; /dev/kfd "
+     "and /dev/dri/renderD* for ROCm)",
+     "No usable GPU in this process: no {vendor} device node in this container (started without "
+     "{expose}).",
+     "Start the container with its GPUs exposed (--gpus or the device plugin; for ROCm --device "
+     "/dev/kfd --device /dev/dri) and check that the node gives it a GPU."},
+    {CauseId::GpusHidden, "gpus_hidden", "GPUs hidden by a visibility variable", Stage::Device,
+     Outcome::GpuUnavailable, "GpusHidden", kCount, Api::Both, N{100}, W{}, "", Sign::GpusHidden,
+     "runtime error 100 (no device) while GPU device nodes exist and CUDA_VISIBLE_DEVICES, "
+     "HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES is set",
+     "No usable GPU in this process: the device nodes are there, but {variables} leaves no GPU "
+     "visible.",
+     "Unset the variable, or list GPUs this machine has (an index from 0, or the UUID of one of "
+     "its GPUs)."},
+    {CauseId::UvmMissing, "uvm_missing", "/dev/nvidia-uvm missing", Stage::Device,
+     Outcome::GpuUnavailable, "UvmMissing", kCount, Api::Cuda, N{999}, W{}, "", Sign::UvmMissing,
+     "CUDA runtime error 999 (unknown) while /dev/nvidiaN exists and /dev/nvidia-uvm does not",
+     "No usable GPU in this process: /dev/nvidia-uvm is missing, and the CUDA runtime cannot "
+     "work without it (error 999).",
+     "Load the nvidia-uvm kernel module on the host (nvidia-modprobe -u -c=0) and expose "
+     "/dev/nvidia-uvm to the container."},
+    {CauseId::DriverMismatch, "driver_mismatch", "driver library and kernel module of different versions",
+     Stage::Device, Outcome::GpuUnavailable, "DriverMismatch", kCount, Api::Cuda, N{803}, W{}, "",
+     Sign::None, "CUDA runtime error 803 (system driver mismatch)",
+     "No usable GPU in this process: the NVIDIA driver library ({driver_library}) and the kernel "
+     "module ({kernel_module}) are of different versions (error 803).",
+     "Use the driver libraries of the host's kernel module: let the NVIDIA container toolkit "
+     "mount them instead of shipping libcuda in the image (or drop cuda-compat), or bring the "
+     "host's driver to the library's version."},
+    {CauseId::FabricManagerNotRunning, "fabric_manager_not_running",
+     "NVSwitch system without the fabric manager", Stage::Device, Outcome::GpuUnavailable,
+     "FabricManagerNotRunning", kCount, Api::Cuda, N{802}, W{}, "", Sign::None,
+     "CUDA runtime error 802 (system not ready)",
+     "No usable GPU in this process: the system is not ready (error 802); on an NVSwitch system "
+     "(HGX) the NVIDIA fabric manager is not running.",
+     "Start nvidia-fabricmanager on the host, of the driver's version, and wait until it has set "
+     "up the NVSwitches."},
+    {CauseId::CompatNotSupported, "compat_not_supported",
+     "forward-compatibility libraries this GPU does not support", Stage::Device,
+     Outcome::GpuUnavailable, "CompatNotSupported", kCount, Api::Cuda, N{804}, W{}, "",
+     Sign::None, "CUDA runtime error 804 (compatibility not supported on device)",
+     "No usable GPU in this process: the CUDA forward-compatibility libraries in use (cuda-compat) "
+     "do not support this GPU (error 804).",
+     "Take the compatibility libraries off the library path (cuda-compat, /usr/local/cuda/compat) "
+     "and update the host's driver instead: forward compatibility serves data-center GPUs only."},
+    {CauseId::DevicesBusy, "devices_busy", "GPUs busy or in exclusive mode", Stage::Device,
+     Outcome::GpuUnavailable, "DevicesBusy", kDeviceCount | kDeviceStart, Api::Cuda, N{46}, W{},
+     "", Sign::None,
+     "CUDA runtime error 46 (devices unavailable), whether a GPU is usable or the device starts",
+     "No usable GPU in this process: the GPUs are busy or unavailable (error 46), most often in "
+     "exclusive-process mode and held by another process.",
+     "Find the process that holds the GPU (nvidia-smi) and wait for it or stop it, or set the "
+     "compute mode back to default (nvidia-smi -c DEFAULT)."},
+    {CauseId::OsCallRefused, "os_call_refused", "an operating-system call refused (a sandbox)",
+     Stage::Device, Outcome::GpuUnavailable, "OsCallRefused", kCount, Api::Both, N{304}, W{}, "",
+     Sign::None, "runtime error 304 (operating system), device nodes present",
+     "No usable GPU in this process: the operating system refused a call the driver needs (error "
+     "304), as a sandbox does (seccomp, gVisor, a restricted runtime).",
+     "Run the container with its runtime's GPU support (the NVIDIA container runtime) and without "
+     "a seccomp or sandbox profile that blocks the driver's calls."},
+    {CauseId::DriverInitFailed, "driver_init_failed", "driver initialisation failed",
+     Stage::Device, Outcome::GpuUnavailable, "DriverInitFailed", kCount, Api::Both, N{3}, W{}, "",
+     Sign::None, "runtime error 3 (initialisation error), device nodes present",
+     "No usable GPU in this process: the driver could not be initialised (error 3).",
+     "Check the driver on the host (nvidia-smi, dmesg for NVRM and Xid lines) and that the "
+     "container's driver libraries are the host's."},
+    {CauseId::OutOfMemoryAtInit, "out_of_memory_at_init", "out of memory while initialising",
+     Stage::Device, Outcome::GpuUnavailable, "OutOfMemoryAtInit", kCount, Api::Both, N{2}, W{}, "",
+     Sign::None, "runtime error 2 (out of memory)",
+     "No usable GPU in this process: the driver ran out of memory while initialising (error 2).",
+     "Free host memory or raise the container's memory limit, and check that no other process "
+     "fills the GPU (nvidia-smi)."},
+    {CauseId::UnknownDriverError, "unknown_driver_error", "unknown driver error", Stage::Device,
+     Outcome::GpuUnavailable, "UnknownDriverError", kCount, Api::Both, N{999}, W{}, "",
+     Sign::None, "runtime error 999 (unknown), device nodes present, /dev/nvidia-uvm too",
+     "No usable GPU in this process: the driver answered an unknown error (999).",
+     "Check dmesg for Xid errors; a GPU reset may be needed (nvidia-smi -r, or drain and reboot "
+     "the node)."},
+    {CauseId::NoDevice, "no_device", "the driver sees no GPU", Stage::Device,
+     Outcome::GpuUnavailable, "NoDevice", kCount, Api::Both, N{100},
+     W{"No CUDA GPUs are available", "No HIP GPUs are available"}, "", Sign::None,
+     "runtime error 100 (no device) with accessible device nodes and no visibility variable set; "
+     "without a runtime to ask, libtorch's \"No CUDA GPUs are available\" or \"No HIP GPUs are "
+     "available\"",
+     "No usable GPU in this process: the driver sees no GPU.",
+     "Check device exposure (CUDA_VISIBLE_DEVICES, --gpus, the device plugin) and permissions."},
+    {CauseId::GpuUnavailable, "gpu_unavailable", "no usable GPU, cause not recognised",
+     Stage::Device, Outcome::GpuUnavailable, "GpuUnavailable", kCount, Api::Both, N{}, W{}, "",
+     Sign::None, "any other answer: another runtime error number, or none",
+     "No usable GPU in this process.", "Check device exposure, the driver and permissions."},
+
+    // ---- import ----
+    {CauseId::AddressSpaceLimit, "address_space_limit", "libtorch cannot be mapped (a memory limit)",
+     Stage::Import, Outcome::TorchImportFailed, "AddressSpaceLimit", kLoader, Api::Both, N{}, W{},
+     "", Sign::LoaderOutOfMemory,
+     "loader: \"failed to map segment from shared object\", \"cannot map zero-fill pages\" or "
+     "\"Cannot allocate memory\" (not a full static TLS block)",
+     "libtorch was found but could not be mapped into memory{limits}.",
+     "The memory or address-space limit is the likely cause: raise it (ulimit -v, or the "
+     "container's memory limit); loading libtorch takes hundreds of MiB of address space, a CUDA "
+     "build several GiB."},
+    {CauseId::CxxRuntimeTooOld, "cxx_runtime_too_old", "C++ runtime too old", Stage::Import,
+     Outcome::TorchImportFailed, "CxxRuntimeTooOld", kLoader, Api::Both, N{},
+     W{"version `GLIBCXX_", "version `CXXABI_"}, "not found", Sign::None,
+     "loader: version `GLIBCXX_...' (or `CXXABI_...') not found",
+     "libtorch was found but {needer} needs {needed} of the C++ runtime, which this image's "
+     "{provider} is too old to have.",
+     "Use a base image with a newer libstdc++ (a newer distribution release), or a libtorch built "
+     "for this image's C++ runtime."},
+    {CauseId::CLibraryTooOld, "c_library_too_old", "C library too old", Stage::Import,
+     Outcome::TorchImportFailed, "CLibraryTooOld", kLoader, Api::Both, N{}, W{"version `GLIBC_"},
+     "not found", Sign::None, "loader: version `GLIBC_...' not found",
+     "libtorch was found but {needer} needs {needed} of the C library, which this image's "
+     "{provider} is too old to have.",
+     "Use a base image with a newer glibc (a newer distribution release), or a libtorch built for "
+     "an older one (a wheel's manylinux tag names the oldest glibc it supports)."},
+    {CauseId::MixedBuilds, "mixed_builds", "libtorch libraries from different builds",
+     Stage::Import, Outcome::TorchImportFailed, "MixedBuilds", kLoader, Api::Both, N{},
+     W{"undefined symbol"}, "", Sign::None, "loader: undefined symbol",
+     "libtorch was found but its libraries come from different builds: {needer} needs a symbol "
+     "the libraries loaded with it lack.",
+     "Install libtorch from one release, all its libraries (libtorch*, libc10*) from the same "
+     "build, and make sure no other copy comes first on LD_LIBRARY_PATH."},
+    {CauseId::CorruptLibrary, "corrupt_library", "a damaged library file", Stage::Import,
+     Outcome::TorchImportFailed, "CorruptLibrary", kLoader, Api::Both, N{},
+     W{"invalid ELF header", "file too short", "cannot read file data"}, "", Sign::None,
+     "loader: invalid ELF header, file too short, cannot read file data",
+     "libtorch was found but {library} is not a valid shared library: a truncated download or an "
+     "overwritten file.",
+     "Reinstall the libtorch package (download it again) and check its files against the "
+     "package's checksums."},
+    {CauseId::LibraryUnreadable, "library_unreadable", "a library file this user may not read",
+     Stage::Import, Outcome::TorchImportFailed, "LibraryUnreadable", kLoader, Api::Both, N{},
+     W{"Permission denied"}, "cannot open shared object file", Sign::CopyUnreadable,
+     "loader: cannot open shared object file: Permission denied; or the library is \"not found\" "
+     "while a copy where the loader looks may not be read by this process (the loader skips it "
+     "silently)",
+     "libtorch was found but this user may not read {library} (the file's mode, or a folder above "
+     "it).",
+     "Make libtorch's files readable for the user the container runs as (chmod -R a+rX on its "
+     "folder), or run as their owner."},
+    {CauseId::WrongArchitecture, "wrong_architecture", "a library built for another architecture",
+     Stage::Import, Outcome::TorchImportFailed, "WrongArchitecture", kLoader, Api::Both, N{},
+     W{"wrong ELF class"}, "", Sign::CopyOtherMachine,
+     "loader: wrong ELF class; or the library is \"not found\" while a copy where the loader looks "
+     "is built for another machine (the loader skips it silently)",
+     "libtorch was found but {library} is built for another architecture ({machine}; this machine "
+     "runs {host_machine}).",
+     "Install the libtorch built for {host_machine}: the wheel or archive of this machine's "
+     "architecture."},
+    {CauseId::TorchNotFound, "torch_not_found", "libtorch not found", Stage::Import,
+     Outcome::TorchMissing, "TorchNotFound", kLoader, Api::Both, N{}, W{}, "",
+     Sign::TorchLibraryMissing,
+     "loader: a libtorch, libc10 or libcaffe2 library: cannot open shared object file, and no copy "
+     "where the loader looks",
+     "libtorch cannot be found by this process: the loader finds no {library}.",
+     "Check the library path and the libtorch installation (LD_LIBRARY_PATH, ldconfig, the "
+     "installation's lib folder)."},
+    {CauseId::DependencyNotFound, "dependency_not_found", "a library libtorch needs is missing",
+     Stage::Import, Outcome::TorchImportFailed, "DependencyNotFound", kLoader, Api::Both, N{},
+     W{"cannot open shared object file"}, "", Sign::None,
+     "loader: another library: cannot open shared object file",
+     "libtorch was found but a library it needs is missing: {library}.",
+     "Install the libraries this libtorch build needs (for a CUDA build the CUDA runtime, cuBLAS, "
+     "cuDNN: the nvidia-* wheels or the CUDA packages), or install the build that fits this "
+     "image."},
+    {CauseId::LoaderError, "loader_error", "libtorch not loaded, cause not recognised",
+     Stage::Import, Outcome::TorchImportFailed, "LoaderError", kLoader, Api::Both, N{}, W{}, "",
+     Sign::None, "any other words of the loader",
+     "libtorch was found but failed to load.", "Check the libtorch package and its dependencies."},
+
+    // ---- compute ----
+    {CauseId::NoKernelImage, "no_kernel_image", "no kernel image for this GPU's architecture",
+     Stage::Compute, Outcome::RuntimeError, "NoKernelImage", kCompute, Api::Both, N{209}, W{}, "",
+     Sign::None, "runtime error 209 (no kernel image for the device)",
+     "The computation failed: this libtorch has no kernel image for this GPU's architecture "
+     "({architecture}); the build lacks it (error 209).",
+     "Install a libtorch built for {architecture} (a release whose architecture list includes it, "
+     "or a build with TORCH_CUDA_ARCH_LIST or PYTORCH_ROCM_ARCH naming it), or run on a GPU the "
+     "build supports."},
+    {CauseId::GpuFault, "gpu_fault", "a GPU fault (illegal memory access, launch failure)",
+     Stage::Compute, Outcome::RuntimeError, "GpuFault", kCompute, Api::Both, N{700, 719}, W{}, "",
+     Sign::None, "runtime error 700 (illegal address) or 719 (launch failure)",
+     "The computation failed with a GPU fault (error {error}: an illegal memory access or a failed "
+     "launch), which this small computation does not cause on a healthy GPU.",
+     "Check dmesg for Xid errors and drain the node; a GPU reset or a reboot may be needed before "
+     "it takes work again."},
+    {CauseId::UncorrectableEcc, "uncorrectable_ecc", "uncorrectable ECC error", Stage::Compute,
+     Outcome::RuntimeError, "UncorrectableEcc", kCompute, Api::Both, N{214}, W{}, "", Sign::None,
+     "runtime error 214 (uncorrectable ECC)",
+     "The computation failed: the GPU reported an uncorrectable ECC memory error (error 214).",
+     "Drain the node and have the GPU checked (nvidia-smi -q -d ECC, dmesg for Xid 48, 63 and 64); "
+     "a reset clears the error, repeated ones call for a replacement."},
+};
+
+constexpr size_t kCauseCount = sizeof kCauses / sizeof kCauses[0];
+
+constexpr bool rows_follow_the_enumeration() {
+  for (size_t i = 0; i < kCauseCount; ++i) {
+    if (static_cast<size_t>(kCauses[i].id) != i) return false;
+  }
+  return kCauseCount == static_cast<size_t>(CauseId::UncorrectableEcc) + 1;
+}
+static_assert(rows_follow_the_enumeration(), "one row per cause, in the enumeration's order");
+
+bool has(std::string_view text, std::string_view word) {
+  return !word.empty() && text.find(word) != std::string_view::npos;
+}
+
+bool names_number(const CauseInfo& row, int number) {
+  return number != 0 && std::find(row.numbers.begin(), row.numbers.end(), number) != row.numbers.end();
+}
+
+bool says_one_of(const CauseInfo& row, std::string_view text) {
+  bool one = std::any_of(row.words.begin(), row.words.end(),
+                         [&](std::string_view w) { return has(text, w); });
+  return one && (row.also_word.empty() || has(text, row.also_word));
+}
+
+bool is_generic(const CauseInfo& row) {
+  return row.numbers[0] == 0 && row.words[0].empty() && row.sign == Sign::None;
+}
+
+bool api_fits(Api api, const std::string& runtime) {
+  return api == Api::Both || (api == Api::Cuda && runtime == "cuda") ||
+         (api == Api::Hip && runtime == "hip");
+}
+
+bool nodes_of_hip(const Evidence& e) { return e.runtime && e.runtime->api == "hip"; }
+
+// A GPU node of the runtime's vendor this process may not open.
+bool nodes_not_accessible(const Evidence& e) {
+  if (!e.device_nodes) return false;
+  const DeviceNodes& n = *e.device_nodes;
+  if (nodes_of_hip(e)) {
+    return n.kfd == NodeState::NotAccessible || n.render_nodes_accessible < n.render_nodes;
+  }
+  return n.nvidiactl == NodeState::NotAccessible || n.nvidia_uvm == NodeState::NotAccessible ||
+         n.nvidia_gpus_accessible < n.nvidia_gpus;
+}
+
+bool no_gpu_nodes(const Evidence& e) {
+  if (!e.device_nodes) return false;
+  const DeviceNodes& n = *e.device_nodes;
+  if (nodes_of_hip(e)) return n.kfd == NodeState::Absent || n.render_nodes == 0;
+  return n.nvidia_gpus == 0;
+}
+
+bool hidden_by_variable(const Evidence& e) {
+  if (!e.visible_devices || no_gpu_nodes(e)) return false;
+  for (const auto& [name, shape] : *e.visible_devices) {
+    // NVIDIA_VISIBLE_DEVICES is read by the container runtime, not the driver.
+    if (shape && name != "NVIDIA_VISIBLE_DEVICES") return true;
+  }
+  return false;
+}
+
+bool sign_holds(Sign sign, const Evidence& e) {
+  const int driver = e.runtime && e.runtime->driver_version ? 1 : 0;
+  switch (sign) {
+    case Sign::None: return true;
+    case Sign::NoDriverVersion: return e.runtime && driver == 0;
+    case Sign::DriverVersion: return driver == 1;
+    case Sign::NodesNotAccessible: return nodes_not_accessible(e);
+    case Sign::NoGpuNodes: return no_gpu_nodes(e);
+    case Sign::GpusHidden: return hidden_by_variable(e);
+    case Sign::UvmMissing:
+      return e.device_nodes && e.device_nodes->nvidia_gpus > 0 &&
+             e.device_nodes->nvidia_uvm == NodeState::Absent;
+    case Sign::LoaderOutOfMemory:
+    case Sign::TorchLibraryMissing:
+    case Sign::CopyUnreadable:
+    case Sign::CopyOtherMachine:
+      return false;  // loader signs: loader_sign_holds
+  }
+  return false;
+}
+
+// The device or compute row for a runtime's answer, or for libtorch's words
+// where no runtime could be asked.
+std::optional<CauseId> first_runtime_row(const Evidence& e, std::string_view words,
+                                         unsigned where) {
+  const bool asked = e.runtime && e.runtime->error != 0;
+  for (const CauseInfo& row : kCauses) {
+    if ((row.where & where) == 0) continue;
+    if (is_generic(row)) return row.id;
+    if (asked) {
+      if (names_number(row, e.runtime->error) && api_fits(row.api, e.runtime->api) &&
+          sign_holds(row.sign, e)) {
+        return row.id;
+      }
+    } else if (says_one_of(row, words)) {
+      return row.id;
+    }
+  }
+  return std::nullopt;
+}
+
+bool loader_sign_holds(Sign sign, std::string_view text, const std::optional<LibraryCopy>& copy) {
+  const CopyState found = copy ? copy->found : CopyState::Absent;
+  switch (sign) {
+    case Sign::LoaderOutOfMemory: return loader_ran_out_of_memory(text);
+    case Sign::TorchLibraryMissing: {
+      std::string missing = read_loader_words(text).missing;
+      return !missing.empty() && is_torch_library(missing) &&
+             (found == CopyState::Absent || found == CopyState::Readable);
+    }
+    case Sign::CopyUnreadable: return found == CopyState::NotReadable;
+    case Sign::CopyOtherMachine: return found == CopyState::OtherMachine;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+const CauseInfo& cause_info(CauseId id) { return kCauses[static_cast<size_t>(id)]; }
+
+std::vector<CauseId> all_causes() {
+  std::vector<CauseId> all;
+  for (const CauseInfo& row : kCauses) all.push_back(row.id);
+  return all;
+}
+
+std::optional<CauseId> cause_from_type(std::string_view type) {
+  for (const CauseInfo& row : kCauses) {
+    if (row.type == type) return row.id;
+  }
+  return std::nullopt;
+}
+
+std::optional<CauseId> recognise_device(const Evidence& evidence, std::string_view library_words,
+                                        unsigned where) {
+  return first_runtime_row(evidence, library_words, where);
+}
+
+std::optional<CauseId> recognise_compute(const Evidence& evidence) {
+  if (!evidence.runtime || evidence.runtime->error == 0) return std::nullopt;
+  return first_runtime_row(evidence, "", kCompute);
+}
+
+CauseId recognise_loader(std::string_view text, const std::optional<LibraryCopy>& copy) {
+  for (const CauseInfo& row : kCauses) {
+    if ((row.where & kLoader) == 0) continue;
+    if (is_generic(row) || says_one_of(row, text) ||
+        (row.sign != Sign::None && loader_sign_holds(row.sign, text, copy))) {
+      return row.id;
+    }
+  }
+  return CauseId::LoaderError;
+}
+
+std::string fill(std::string_view text, const Facts& facts) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t open = text.find('{', i);
+    size_t close = open == std::string_view::npos ? open : text.find('}', open);
+    if (close == std::string_view::npos) {
+      out.append(text.substr(i));
+      break;
+    }
+    out.append(text.substr(i, open - i));
+    auto it = facts.find(std::string(text.substr(open + 1, close - open - 1)));
+    out.append(it != facts.end() ? it->second : "unknown");
+    i = close + 1;
+  }
+  return out;
+}
+
+Cause cause_words(CauseId id, const Facts& facts) {
+  const CauseInfo& row = cause_info(id);
+  return Cause{fill(row.what, facts), fill(row.next_action, facts)};
+}
+
+}  // namespace kd

@@ -1,0 +1,91 @@
+// kernodeck-causes: the cause catalogue (causes.hpp) as the docs and
+// dashboards read it, so that nothing copies it by hand.
+//
+//   kernodeck-causes --contract   the contract's causes table (Markdown)
+//   kernodeck-causes --readme     the README's compact table (Markdown)
+//   kernodeck-causes --json       every row as JSON, for dashboards and the certificate
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <string>
+
+#include "causes.hpp"
+
+namespace {
+
+// Table cells keep their words: pipes and backticks are escaped.
+std::string cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|' || c == '`') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string code_cell(std::string_view text) { return "`" + std::string(text) + "`"; }
+
+void contract_table() {
+  std::cout << "| `error.type` | stage | code | cause | recognised by | message | next action |\n"
+               "|---|---|---|---|---|---|---|\n";
+  for (kd::CauseId id : kd::all_causes()) {
+    const kd::CauseInfo& c = kd::cause_info(id);
+    std::cout << "| " << code_cell(c.type) << " | " << kd::stage_name(c.stage) << " | "
+              << code_cell(kd::code_of(c.outcome)) << " (" << kd::exit_code_of(c.outcome) << ") | "
+              << cell(c.title) << " | " << cell(c.recognised) << " | " << cell(c.what) << " | "
+              << cell(c.next_action) << " |\n";
+  }
+}
+
+void readme_table() {
+  std::cout << "| cause | `error.type` | next action |\n|---|---|---|\n";
+  for (kd::CauseId id : kd::all_causes()) {
+    const kd::CauseInfo& c = kd::cause_info(id);
+    std::cout << "| " << cell(c.title) << " | " << code_cell(c.type) << " | "
+              << cell(c.next_action) << " |\n";
+  }
+}
+
+void json_rows() {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (kd::CauseId id : kd::all_causes()) {
+    const kd::CauseInfo& c = kd::cause_info(id);
+    nlohmann::ordered_json numbers = nlohmann::ordered_json::array();
+    for (int n : c.numbers) {
+      if (n != 0) numbers.push_back(n);
+    }
+    rows.push_back({{"key", c.key},
+                    {"title", c.title},
+                    {"stage", kd::stage_name(c.stage)},
+                    {"code", kd::code_of(c.outcome)},
+                    {"exit_code", kd::exit_code_of(c.outcome)},
+                    {"error_type", c.type},
+                    {"runtime_errors", numbers},
+                    {"recognised", c.recognised},
+                    {"message", c.what},
+                    {"next_action", c.next_action}});
+  }
+  std::cout << rows.dump(2) << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"The check's cause catalogue, as the docs and dashboards read it. {fact} in a "
+               "message is filled in with the run's facts.",
+               "kernodeck-causes"};
+  std::string format;
+  auto* group = app.add_option_group("format", "what to print");
+  group->add_flag_callback("--contract", [&] { format = "contract"; },
+                           "the contract's causes table (Markdown)");
+  group->add_flag_callback("--readme", [&] { format = "readme"; },
+                           "the README's compact table (Markdown)");
+  group->add_flag_callback("--json", [&] { format = "json"; }, "every row as JSON");
+  group->require_option(1);
+  CLI11_PARSE(app, argc, argv);
+  if (format == "contract") contract_table();
+  if (format == "readme") readme_table();
+  if (format == "json") json_rows();
+  return 0;
+}

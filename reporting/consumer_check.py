@@ -136,8 +136,16 @@ def check_cases(cases, variant=None):
         found = [VERDICTS[type(result)] for result in case.result]
         if verdict == "pass":
             expect(not found, f"{key}: expected a pass, got {found}")
-            expect(not any(isinstance(part, SystemOut) for part in case),
-                   f"{key}: output attached to a pass")
+            # A pass says what it guards and where it is declared, nothing of its output.
+            head = ("Promise: ", "Case declared at ")
+            told = [line for part in case if isinstance(part, SystemOut)
+                    for line in (part.text or "").split("\n") if line]
+            expect(all(line.startswith(head) for line in told),
+                   f"{key}: output attached to a pass: {told!r}")
+            # A GoogleTest case knows its file and line; a plain script does not.
+            expect(name.startswith("script/")
+                   or any(line.startswith("Case declared at ") for line in told),
+                   f"{key}: a pass does not say where it is declared: {told!r}")
             continue
         expect(found == [verdict], f"{key}: expected {verdict}, got {found}")
         element = next((r for r in case.result if VERDICTS[type(r)] == verdict), None)

@@ -26,7 +26,7 @@ std::string read_file(const std::filesystem::path& path) {
 const char* const kLadder[] = {"import", "backend", "device", "compute"};
 
 struct HtmlCase {
-  std::string variant, layer, id, verdict, message, body, promise;
+  std::string variant, layer, id, verdict, message, body, promise, declared;
 };
 
 struct LayerState {
@@ -160,6 +160,10 @@ HtmlCase read_case(const tinyxml2::XMLElement* tc, const std::string& variant) {
     const std::size_t begin = std::string(kPromisePrefix).size();
     c.promise = system_out.substr(begin, system_out.find('\n') - begin);
   }
+  if (const std::size_t at = system_out.find(kDeclaredPrefix); at != std::string::npos) {
+    const std::size_t begin = at + std::string(kDeclaredPrefix).size();
+    c.declared = system_out.substr(begin, system_out.find('\n', begin) - begin);
+  }
   for (const char* v : {"failure", "error", "skipped"}) {
     if (const auto* e = tc->FirstChildElement(v)) {
       c.verdict = std::string(v) == "failure" ? "failed" : v;
@@ -285,6 +289,8 @@ void write_case(std::ostringstream& h, const HtmlCase& c,
     << "</span>\n";
   if (!c.promise.empty())
     h << "<div class=\"promise\">Promise: " << html_escape(c.promise) << "</div>\n";
+  if (!c.declared.empty())
+    h << "<div class=\"promise\">Declared at <code>" << html_escape(c.declared) << "</code></div>\n";
   if (c.verdict == "skipped") {
     h << "<div class=\"reason\">Skipped: " << html_escape(c.message) << "</div>\n";
   } else if (c.verdict != "passed") {

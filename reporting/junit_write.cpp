@@ -87,11 +87,14 @@ class JunitWriter {
                       : c.verdict == Verdict::Error ? "error"
                       : c.verdict == Verdict::Skipped ? "skipped"
                                                       : nullptr;
-    // The promise first; then a failure's or an error's output. A pass shows no output,
-    // except the certificate's, which is its text.
+    // The promise and where the case is declared first, whatever the verdict, so that a
+    // dashboard can show and annotate every case; then a failure's or an error's output. A
+    // pass shows no output, except the certificate's, which is its text.
     std::string shown = c.verdict == Verdict::Skipped ? std::string() : c.system_out;
-    if (!c.promise.empty())
-      shown = kPromisePrefix + c.promise + (shown.empty() ? "\n" : "\n\n" + shown);
+    std::string head;
+    if (!c.promise.empty()) head += kPromisePrefix + c.promise + "\n";
+    if (!c.declared.empty()) head += kDeclaredPrefix + c.declared + "\n";
+    if (!head.empty()) shown = head + (shown.empty() ? "" : "\n" + shown);
     if (tag) {
       tinyxml2::XMLElement* v = add(tc, tag);
       set(v, "message", c.message);

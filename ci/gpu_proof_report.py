@@ -9,11 +9,15 @@ the GPU machine has no package registry).
   gpu_proof_report.py scrub OUT VALUE=PLACEHOLDER...
       replaces each VALUE in every file under OUT (a `host:` VALUE only as a whole word),
       then fails if one is left.
-  gpu_proof_report.py dry-run-verdict OUT RUN_STATUS
+  gpu_proof_report.py dry-run-verdict OUT RUN_STATUS LIMIT [CUDA]
       the dry run's verdict: every failed case is a GPU case failing because this runner
       has no GPU (or no CUDA/HIP libtorch, or no nvidia-smi), there is at least one, and
-      nothing else failed or errored; the hand runs and the summary exist. Privacy is
-      kernodeck-evidence's to judge (ci/gpu-proof runs it after this).
+      nothing else failed or errored; the certificate is learned from the real probe's
+      reports; the hand runs and the summary exist, and the run took at most LIMIT
+      seconds. With CUDA (the wheel's CUDA version), the certificate and every hand run
+      see backend cuda and that version, and no GPU: every hand run but --device cpu is
+      GPU_UNAVAILABLE, that one CPU_CHECK_PASSED. Privacy is kernodeck-evidence's to judge
+      (ci/gpu-proof runs it after this).
 """
 import json
 import pathlib
@@ -102,15 +106,9 @@ GPU_REASONS = ("needs a GPU; this runner has none",
                "needs nvidia-smi on PATH")
 
 
-def dry_run_verdict(out, run_status):
-    out = pathlib.Path(out)
-    problems = []
-    try:
-        root = ET.parse(out / "junit.xml").getroot()
-    except (OSError, ET.ParseError) as e:
-        sys.exit(f"gpu-proof dry run: FAILED: no readable junit.xml: {e}")
-    gpu_failures, other = [], []
-    certificates = []
+def case_problems(root):
+    """The cases that failed for another reason than the missing GPU, and the GPU cases."""
+    gpu_failures, other, certificates = [], [], []
     for case in root.iter("testcase"):
         name = f"{case.get('classname')}.{case.get('name')}"
         if case.get("classname") == "kernodeck.certificate":
@@ -126,30 +124,84 @@ def dry_run_verdict(out, run_status):
                 gpu_failures.append(name)
             else:
                 other.append(f"{name} ({verdict}: {element.get('message')})")
+    problems = []
     if not gpu_failures:
         problems.append("no GPU case failed: KERNODECK_EXPECT_GPU=1 did not turn a missing GPU into a failure")
     if len(certificates) != 1 or certificates[0].find("failure") is None:
         problems.append("junit.xml does not hold one failing certificate case (kernodeck.certificate)")
     elif "the runner declared a GPU: yes" not in (certificates[0].find("failure").text or ""):
         problems.append("the certificate does not say the runner declared a GPU")
-    if not (out / "summary.md").exists():
-        problems.append("summary.md is missing")
-    if not (out / "index.html").exists():
-        problems.append("index.html is missing")
     if other:
         problems.append("cases failed for another reason than the missing GPU: " + "; ".join(other))
+    return gpu_failures, problems
+
+
+def certificate_problems(root, cuda):
+    """What the certificate learned from the cases' reports: something, and with CUDA, that."""
+    suite = next((s for s in root.iter("testsuite") if s.get("name") == "certificate"), None)
+    found = {p.get("name"): p.get("value") for p in suite.iter("property")} if suite is not None else {}
+    problems = []
+    real = re.search(r"\((\d+) by the real probe\)", found.get("kernodeck.case_reports", ""))
+    if not real or real.group(1) == "0":
+        problems.append("the certificate was learned from no report of the real probe "
+                        f"(kernodeck.case_reports: {found.get('kernodeck.case_reports')}): "
+                        "the cases' reports did not reach OUT/cases")
+    if found.get("kernodeck.libtorch.version", "unknown") == "unknown":
+        problems.append("the certificate names no libtorch version")
+    if cuda:
+        for name, want in (("kernodeck.backend", "cuda"), ("kernodeck.cuda.version", cuda)):
+            if found.get(name) != want:
+                problems.append(f"the certificate's {name} is {found.get(name)}, not {want}")
+    return problems
+
+
+def hand_problems(out, cuda):
+    """Each hand run left a report; with CUDA, each sees the wheel's CUDA and no GPU."""
+    problems = []
+    for name in HAND_RUNS:
+        try:
+            report = json.loads((out / "hand" / f"{name}.json").read_text())
+        except (OSError, ValueError):
+            problems.append(f"hand run {name} left no report")
+            continue
+        if not cuda:
+            continue
+        pytorch = report.get("pytorch") or {}
+        want = "CPU_CHECK_PASSED" if name == "cpu" else "GPU_UNAVAILABLE"
+        seen = (report.get("code"), pytorch.get("backend"), pytorch.get("cuda"))
+        if seen != (want, "cuda", cuda):
+            problems.append(f"hand run {name} answered code {seen[0]}, backend {seen[1]}, CUDA "
+                            f"{seen[2]}; expected {want}, backend cuda, CUDA {cuda}")
+    return problems
+
+
+def dry_run_verdict(out, run_status, limit, cuda=None):
+    out = pathlib.Path(out)
+    try:
+        root = ET.parse(out / "junit.xml").getroot()
+    except (OSError, ET.ParseError) as e:
+        sys.exit(f"gpu-proof dry run: FAILED: no readable junit.xml: {e}")
+    gpu_failures, problems = case_problems(root)
+    problems += certificate_problems(root, cuda)
+    for name in ("summary.md", "index.html"):
+        if not (out / name).exists():
+            problems.append(f"{name} is missing")
     if run_status != "1":
         problems.append(f"ci/gpu-proof run exited {run_status}; with failing GPU cases it must exit 1")
-    for name in HAND_RUNS:
-        if not (out / "hand" / f"{name}.json").exists():
-            problems.append(f"hand run {name} left no report")
+    problems += hand_problems(out, cuda)
     summary_text = (out / "summary.txt").read_text() if (out / "summary.txt").exists() else ""
     if "hand runs:" not in summary_text:
         problems.append("summary.txt is missing or incomplete")
+    took = re.search(r"^run time: (\d+) s", summary_text, re.M)
+    if not took or int(took.group(1)) > int(limit):
+        problems.append(f"the run took {took.group(1) if took else 'an unknown time'} s; "
+                        f"ci/gpu-proof allows it {limit} s")
     if problems:
         sys.exit("gpu-proof dry run: FAILED:\n  " + "\n  ".join(problems))
     print(f"gpu-proof dry run: as expected, {len(gpu_failures)} GPU cases failed because this "
-          f"runner has no GPU, nothing else failed; the hand runs and summary.txt are there")
+          f"runner has no GPU, nothing else failed; the hand runs and summary.txt are there; "
+          f"the run took {took.group(1)} s of its {limit}"
+          + (f"; backend cuda, CUDA {cuda}, seen by the certificate and every hand run" if cuda else ""))
 
 
 def main(argv):
@@ -157,8 +209,8 @@ def main(argv):
         summary(*argv[2:7])
     elif len(argv) >= 3 and argv[1] == "scrub":
         scrub(argv[2], argv[3:])
-    elif len(argv) == 4 and argv[1] == "dry-run-verdict":
-        dry_run_verdict(argv[2], argv[3])
+    elif len(argv) in (5, 6) and argv[1] == "dry-run-verdict":
+        dry_run_verdict(*argv[2:])
     else:
         sys.exit(__doc__)
 

@@ -139,14 +139,13 @@ std::optional<OutputProblem> preflight_new_file(const std::string& path) {
   }
   if (errno != ENOENT) {
     int err = errno;
-    if (err == ENOTDIR) return problem("the output file's folder does not exist", 0);
+    if (err == ENOTDIR) return problem("the output file's folder is not a folder", 0);
     return problem("the output file cannot be checked", err);
   }
   Split where = split_path(path);
   if (stat(where.dir.c_str(), &st) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) {
-      return problem("the output file's folder does not exist", 0);
-    }
+    if (errno == ENOTDIR) return problem("the output file's folder is not a folder", 0);
+    if (errno == ENOENT) return problem("the output file's folder does not exist", 0);
     return problem("the output file's folder cannot be reached", errno);
   }
   if (!S_ISDIR(st.st_mode)) return problem("the output file's folder is not a folder", 0);

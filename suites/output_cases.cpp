@@ -64,6 +64,15 @@ std::vector<Case> output_cases() {
       refused("destination_is_a_folder")
           .guards("a folder at the destination is refused before any check runs")
           .directory("report.json"),
+      refused("folder_is_a_file_refused")
+          .guards("a destination whose folder is a file is refused before any check runs, and "
+                  "the file is left as it was")
+          .file("plain", "not a folder\n")
+          .args({"--device", "cpu", "--output", "{tmp}/plain/report.json"})
+          .expect_field_contains("/error/message", "is not a folder")
+          .expect_file(Kind::Unchanged, "plain")
+          .expect_no_new_files()
+          .expect_no_worker(),
       Case("missing_folder_refused")
           .guards("a destination whose folder is missing is refused before any check runs")
           .args({"--device", "cpu", "--output", "{tmp}/no-such-folder/report.json"})

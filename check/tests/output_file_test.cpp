@@ -107,6 +107,17 @@ TEST(OutputFile, ASymlinkToAFileCountsAsExisting) {
   EXPECT_EQ(test::read_file(dir.file("target.json")), "kept");
 }
 
+TEST(OutputFile, AFolderThatIsAFileIsRefusedAsSuch) {
+  TempDir dir;
+  test::write_file(dir.file("plain"), "a file");
+  for (const char* name : {"plain/report.json", "plain/sub/report.json"}) {
+    auto pre = preflight_new_file(dir.file(name));
+    ASSERT_TRUE(pre.has_value()) << name;
+    EXPECT_NE(pre->reason.find("folder is not a folder"), std::string::npos) << pre->reason;
+  }
+  EXPECT_EQ(test::read_file(dir.file("plain")), "a file");
+}
+
 TEST(OutputFile, AMissingFolderIsRefused) {
   TempDir dir;
   std::string path = dir.file("missing/sub/report.json");

@@ -1,7 +1,8 @@
 // The facts a cause's sentences name (causes.hpp, cause_facts): the vendor and
 // how its GPUs are exposed, the nodes this user may not open, the visibility
 // variables set, the two driver versions, the loader's library names, the GPU's
-// architecture, the memory limits.
+// architecture, the resource limits, the stage the worker reached and how it
+// ended, why standard output refused the report.
 #include <vector>
 
 #include "causes.hpp"
@@ -83,6 +84,27 @@ void loader_facts(std::string_view words, const Evidence* e, const Sanitizer& s,
   if (e != nullptr && e->library && e->library->machine) put("machine", *e->library->machine);
 }
 
+// "; the process limit (ulimit -u) is 1", or "" without one: each limit set
+// follows the sentence it explains.
+std::string after_semicolon(const std::string& limits) {
+  return limits.empty() ? "" : "; " + limits;
+}
+
+void limit_facts(const ResourceLimits& limits, Facts& facts) {
+  facts["memory_limits"] = after_semicolon(memory_limits_text(limits));
+  facts["process_limits"] = after_semicolon(process_limits_text(limits));
+  facts["open_file_limit"] = after_semicolon(open_file_limit_text(limits));
+  if (limits.address_space) facts["address_space"] = size_text(*limits.address_space);
+}
+
+// What the parent knows of the worker's end and of the report's delivery.
+void run_facts(const FactSources& in, Facts& facts) {
+  limit_facts(in.limits != nullptr ? *in.limits : ResourceLimits{}, facts);
+  if (!in.stage.empty()) facts["stage"] = std::string(in.stage);
+  facts["how"] = in.how.empty() ? "" : " (" + std::string(in.how) + ")";
+  if (!in.write_error.empty()) facts["write_error"] = std::string(in.write_error);
+}
+
 }  // namespace
 
 Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
@@ -93,13 +115,13 @@ Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
   facts["expose"] = hip ? "--device /dev/kfd --device /dev/dri, or the device plugin"
                         : "--gpus, or the device plugin";
   facts["host_machine"] = elf_machine_name(host_elf_machine());
-  facts["limits"] = in.memory_limits.empty() ? "" : "; " + in.memory_limits;
   std::string capability = Sanitizer::token(in.capability);
   facts["architecture"] = capability.empty() ? "an architecture it does not name"
                           : hip              ? capability
                                              : "compute capability " + capability;
   if (in.evidence != nullptr) device_facts(*in.evidence, hip, facts);
   loader_facts(in.error_message, in.evidence, sanitizer, facts);
+  run_facts(in, facts);
   return facts;
 }
 

@@ -1,5 +1,8 @@
 #include "causes.hpp"
 
+#include <errno.h>
+#include <signal.h>
+
 #include <algorithm>
 
 namespace kd {
@@ -10,10 +13,19 @@ using W = std::array<std::string_view, 3>;
 
 constexpr unsigned kCount = kDeviceCount;
 
+// The next actions that several causes share.
+constexpr std::string_view kRaiseMemory =
+    "Raise the memory or address-space limit (ulimit -v, or the container's memory limit): "
+    "loading libtorch takes hundreds of MiB of address space, a CUDA build several GiB.";
+constexpr std::string_view kRaiseProcesses =
+    "Raise the process limit (ulimit -u, or the container's pids limit): the check runs two "
+    "processes at once, itself and its worker, and the limit counts every process and thread "
+    "of the user.";
+
 // The catalogue. Rows are tried in this order: the first that fits is the
 // cause, so the evidence-backed rows come before the bare numbers, and each
-// layer ends in its generic row (none for compute: its failure stays the
-// backend's error).
+// layer ends in its generic row (none for compute and an allocation: their
+// failure stays the backend's error).
 constexpr CauseInfo kCauses[] = {
     // ---- device ----
     {CauseId::NoDriver, "no_driver", "no NVIDIA driver library", Stage::Device,
@@ -146,7 +158,7 @@ constexpr CauseInfo kCauses[] = {
      "", Sign::LoaderOutOfMemory,
      "loader: \"failed to map segment from shared object\", \"cannot map zero-fill pages\" or "
      "\"Cannot allocate memory\" (not a full static TLS block)",
-     "libtorch was found but could not be mapped into memory{limits}.",
+     "libtorch was found but could not be mapped into memory{memory_limits}.",
      "The memory or address-space limit is the likely cause: raise it (ulimit -v, or the "
      "container's memory limit); loading libtorch takes hundreds of MiB of address space, a CUDA "
      "build several GiB."},
@@ -242,6 +254,83 @@ constexpr CauseInfo kCauses[] = {
      "The computation failed: the GPU reported an uncorrectable ECC memory error (error 214).",
      "Drain the node and have the GPU checked (nvidia-smi -q -d ECC, dmesg for Xid 48, 63 and 64); "
      "a reset clears the error, repeated ones call for a replacement."},
+
+    // ---- the worker's start: fork, exec or one of its pipes failed ----
+    {CauseId::ProcessLimitAtStart, "process_limit_at_start",
+     "a process limit stops the worker's start", Stage::Import, Outcome::WorkerFailed,
+     "ProcessLimitAtStart", kWorkerStart, Api::System, N{EAGAIN}, W{}, "", Sign::None,
+     "starting the worker (fork, exec or one of its pipes) failed with EAGAIN",
+     "The worker process could not be started: a process limit is reached{process_limits}.",
+     kRaiseProcesses},
+    {CauseId::OutOfMemoryAtStart, "out_of_memory_at_start", "no memory to start the worker",
+     Stage::Import, Outcome::WorkerFailed, "OutOfMemoryAtStart", kWorkerStart, Api::System,
+     N{ENOMEM}, W{}, "", Sign::None, "starting the worker failed with ENOMEM",
+     "The worker process could not be started for lack of memory{memory_limits}.", kRaiseMemory},
+    {CauseId::OpenFileLimitAtStart, "open_file_limit_at_start",
+     "an open-file limit stops the worker's start", Stage::Import, Outcome::WorkerFailed,
+     "OpenFileLimitAtStart", kWorkerStart, Api::System, N{EMFILE, ENFILE}, W{}, "", Sign::None,
+     "starting the worker failed with EMFILE or ENFILE",
+     "The worker process could not be started: too many files are open{open_file_limit}.",
+     "Raise the open-file limit (ulimit -n): the check needs a few descriptors beyond those it "
+     "inherits."},
+    {CauseId::SpawnFailed, "spawn_failed", "the worker not started, cause not recognised",
+     Stage::Import, Outcome::InternalError, "SpawnFailed", kWorkerStart, Api::System, N{}, W{},
+     "", Sign::None,
+     "any other error starting the worker: a defect of the check or its installation",
+     "The check itself failed.", "Report this defect of the check with this report."},
+
+    // ---- the worker's end without a verdict ----
+    {CauseId::KilledFromOutside, "killed_from_outside",
+     "the worker killed from outside (the out-of-memory killer)", Stage::Import,
+     Outcome::WorkerFailed, "KilledFromOutside", kWorkerEnd, Api::Both, N{}, W{}, "",
+     Sign::KilledFromOutside,
+     "the worker ended by a SIGKILL the check did not send (it sends one only on a timeout or an "
+     "interrupt, which are reported as such)",
+     "The worker process was killed by SIGKILL from outside the check during the {stage} stage, "
+     "most often by the out-of-memory killer of a memory limit{memory_limits}.",
+     kRaiseMemory},
+    {CauseId::DiedForLackOfMemory, "died_for_lack_of_memory", "the worker died for lack of memory",
+     Stage::Import, Outcome::WorkerFailed, "DiedForLackOfMemory", kWorkerEnd, Api::Both, N{},
+     W{"bad_alloc", "Cannot allocate memory", "out of memory"}, "", Sign::None,
+     "the worker's last line of output says bad_alloc, Cannot allocate memory or out of memory",
+     "The worker process died for lack of memory during the {stage} stage{memory_limits}.",
+     kRaiseMemory},
+    {CauseId::ThreadStartFailed, "thread_start_failed", "the worker could not start a thread",
+     Stage::Import, Outcome::WorkerFailed, "ThreadStartFailed", kWorkerEnd, Api::Both, N{},
+     W{"Resource temporarily unavailable", "Thread creation failed", "pthread_create"}, "",
+     Sign::None,
+     "the worker's last line of output says Resource temporarily unavailable, Thread creation "
+     "failed or pthread_create",
+     "The worker process died when it could not start a thread during the {stage} "
+     "stage{process_limits}.",
+     kRaiseProcesses},
+    {CauseId::WorkerFailed, "worker_failed", "the worker died, cause not recognised",
+     Stage::Import, Outcome::WorkerFailed, "WorkerFailed", kWorkerEnd, Api::Both, N{}, W{}, "",
+     Sign::None, "any other end: another signal or exit status, or a report the check cannot use",
+     "The worker process died or left no usable report during the {stage} stage{how}.",
+     "Treat it as a failure and examine the environment."},
+
+    // ---- an allocation refused ----
+    {CauseId::AllocationUnderAddressSpaceLimit, "allocation_under_address_space_limit",
+     "an allocation refused under an address-space limit", Stage::Device, Outcome::OutOfMemory,
+     "AllocationUnderAddressSpaceLimit", kAllocation, Api::Both, N{}, W{}, "",
+     Sign::AddressSpaceLimited,
+     "an allocation failed (OUT_OF_MEMORY) while an address-space limit (ulimit -v) is set",
+     "An allocation failed; the address-space limit (ulimit -v) is {address_space}, a likely "
+     "cause.",
+     "Raise the address-space limit (ulimit -v), then read the stage before running the full "
+     "model."},
+
+    // ---- output ----
+    {CauseId::StdoutWriteFailed, "stdout_write_failed", "standard output refused the report",
+     Stage::Output, Outcome::OutputWriteFailed, "StdoutWriteFailed", kStdout, Api::Both, N{}, W{},
+     "", Sign::None,
+     "writing the report to standard output failed after a pass (a full disk, a reader that "
+     "left); the report did not reach standard output, so the line on stderr carries this "
+     "message",
+     "The report could not be written whole to standard output ({write_error}).",
+     "Give the check a standard output that takes the whole report (a disk with room, a reader "
+     "that reads to the end), or use --output."},
 };
 
 constexpr size_t kCauseCount = sizeof kCauses / sizeof kCauses[0];
@@ -250,7 +339,7 @@ constexpr bool rows_follow_the_enumeration() {
   for (size_t i = 0; i < kCauseCount; ++i) {
     if (static_cast<size_t>(kCauses[i].id) != i) return false;
   }
-  return kCauseCount == static_cast<size_t>(CauseId::UncorrectableEcc) + 1;
+  return kCauseCount == static_cast<size_t>(CauseId::StdoutWriteFailed) + 1;
 }
 static_assert(rows_follow_the_enumeration(), "one row per cause, in the enumeration's order");
 
@@ -323,6 +412,9 @@ bool sign_holds(Sign sign, const Evidence& e) {
     case Sign::CopyUnreadable:
     case Sign::CopyOtherMachine:
       return false;  // loader signs: loader_sign_holds
+    case Sign::KilledFromOutside:
+    case Sign::AddressSpaceLimited:
+      return false;  // the parent's signs: worker_sign_holds
   }
   return false;
 }
@@ -362,6 +454,26 @@ bool loader_sign_holds(Sign sign, std::string_view text, const std::optional<Lib
   }
 }
 
+// What the parent knows of a worker that ended without a verdict, or of the
+// limits it ran under.
+bool worker_sign_holds(Sign sign, const WaitStatus* status, const ResourceLimits* limits) {
+  switch (sign) {
+    case Sign::KilledFromOutside:
+      return status != nullptr && status->signaled && status->signal == SIGKILL;
+    case Sign::AddressSpaceLimited: return limits != nullptr && limits->address_space.has_value();
+    default: return false;
+  }
+}
+
+// The first row met `where` that is generic or that `fits`.
+template <typename Fits>
+std::optional<CauseId> first_row(unsigned where, Fits fits) {
+  for (const CauseInfo& row : kCauses) {
+    if ((row.where & where) != 0 && (is_generic(row) || fits(row))) return row.id;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 const CauseInfo& cause_info(CauseId id) { return kCauses[static_cast<size_t>(id)]; }
@@ -398,6 +510,44 @@ CauseId recognise_loader(std::string_view text, const std::optional<LibraryCopy>
     }
   }
   return CauseId::LoaderError;
+}
+
+CauseId recognise_worker_start(int error_number) {
+  return first_row(kWorkerStart, [&](const CauseInfo& row) {
+           return names_number(row, error_number);
+         }).value_or(CauseId::SpawnFailed);
+}
+
+CauseId recognise_worker_end(const WaitStatus& status, std::string_view last_words) {
+  return first_row(kWorkerEnd, [&](const CauseInfo& row) {
+           return says_one_of(row, last_words) || worker_sign_holds(row.sign, &status, nullptr);
+         }).value_or(CauseId::WorkerFailed);
+}
+
+std::optional<CauseId> recognise_allocation(const ResourceLimits& limits) {
+  return first_row(kAllocation, [&](const CauseInfo& row) {
+    return worker_sign_holds(row.sign, nullptr, &limits);
+  });
+}
+
+std::string stage_text(CauseId id) {
+  const CauseInfo& row = cause_info(id);
+  if ((row.where & kWorkerEnd) != 0) return "the last stage reached";
+  if ((row.where & kAllocation) != 0) {
+    return std::string(stage_name(Stage::Device)) + " or " +
+           std::string(stage_name(Stage::Compute));
+  }
+  return std::string(stage_name(row.stage));
+}
+
+std::string errno_name(int number) {
+  switch (number) {
+    case EAGAIN: return "EAGAIN";
+    case ENOMEM: return "ENOMEM";
+    case EMFILE: return "EMFILE";
+    case ENFILE: return "ENFILE";
+    default: return std::to_string(number);
+  }
 }
 
 std::string fill(std::string_view text, const Facts& facts) {

@@ -1,10 +1,14 @@
 // The causes the check tells apart inside a failing layer, registered once:
 // for each its layer and outcome, how it is recognised (the GPU runtime's error
-// number, the loader's words, the evidence), its error.type, its message and
-// its next action. The worker recognises a cause and names it in error.type;
-// the parent words the report's message from the same row. The contract's
-// causes section and the README's table are generated from this table
-// (kernodeck-causes, checked by the test docs.causes).
+// number, the loader's words, the evidence; the system's error number, the
+// signal or the last words of a worker that could not start or ended without
+// a verdict), its error.type, its message and its next action. The worker
+// recognises the causes of its layers and names them in error.type; the parent
+// recognises those of the worker's start and end, of an allocation refused
+// under a limit and of a standard output that refused the report, and words
+// every report's message from the same row. The contract's causes section and
+// the README's table are generated from this table (kernodeck-causes, checked
+// by the test docs.causes).
 //
 //   CauseId id = recognise_device(evidence, libtorch_words, kDeviceCount);
 //   ErrorInfo error{std::string(cause_info(id).type), words};
@@ -19,8 +23,10 @@
 #include <vector>
 
 #include "evidence.hpp"
+#include "kd/supervisor.hpp"
 #include "loader_error.hpp"
 #include "outcome.hpp"
+#include "resource_limits.hpp"
 #include "sanitize.hpp"
 
 namespace kd {
@@ -58,18 +64,38 @@ enum class CauseId {
   NoKernelImage,
   GpuFault,
   UncorrectableEcc,
+  // the worker could not be started
+  ProcessLimitAtStart,
+  OutOfMemoryAtStart,
+  OpenFileLimitAtStart,
+  SpawnFailed,
+  // the worker ended without a verdict
+  KilledFromOutside,
+  DiedForLackOfMemory,
+  ThreadStartFailed,
+  WorkerFailed,
+  // an allocation refused
+  AllocationUnderAddressSpaceLimit,
+  // the report refused by standard output
+  StdoutWriteFailed,
 };
 
-// Where a failure was met, which is what the runtime or the loader was asked.
+// Where a failure was met: what the runtime or the loader was asked, or what
+// the parent was doing with its worker.
 enum Where : unsigned {
   kDeviceCount = 1,  // whether a GPU is usable (the runtime's initialisation)
   kDeviceStart = 2,  // starting the chosen device
   kCompute = 4,      // the fixed computation
   kLoader = 8,       // loading libtorch
+  kWorkerStart = 16, // starting the worker: fork, exec, its pipes (the parent)
+  kWorkerEnd = 32,   // the worker ended without a verdict, at whatever stage it reached
+  kAllocation = 64,  // an allocation failed (OUT_OF_MEMORY), at the device or compute stage
+  kStdout = 128,     // writing the report to standard output, after a pass
 };
 
-// The GPU runtimes whose error numbers a row names.
-enum class Api { Cuda, Hip, Both };
+// Whose error numbers a row names: a GPU runtime's, or the system's (errno,
+// for the worker's start).
+enum class Api { Cuda, Hip, Both, System };
 
 // What a row needs of the evidence beside the numbers or words.
 enum class Sign {
@@ -84,19 +110,22 @@ enum class Sign {
   TorchLibraryMissing, // the library the loader did not find is libtorch's, and no copy is seen
   CopyUnreadable,      // a copy is where the loader looks, but this user may not read it
   CopyOtherMachine,    // a copy is there, built for another machine
+  KilledFromOutside,   // the worker ended by SIGKILL, which the check sends only when it stops it
+  AddressSpaceLimited, // an address-space limit (ulimit -v) is set
 };
 
 struct CauseInfo {
   CauseId id;
   std::string_view key;    // stable, lower case: "driver_mismatch"
   std::string_view title;  // the cause, for people
-  Stage stage;
+  Stage stage;             // the report's stage; kWorkerEnd and kAllocation: the first it can be
   Outcome outcome;
   std::string_view type;   // the report's error.type; no two causes share one
   unsigned where;          // Where bits
   Api api;
-  std::array<int, 4> numbers;                 // runtime error numbers; 0 ends the list
-  std::array<std::string_view, 3> words;      // loader or libtorch words, one of them
+  std::array<int, 4> numbers;                 // error numbers (of `api`); 0 ends the list
+  std::array<std::string_view, 3> words;      // one of them: the loader's, libtorch's or the
+                                              // worker's last words
   std::string_view also_word;                 // and this one, where given
   Sign sign;
   std::string_view recognised;   // how, for people (the docs' column)
@@ -108,6 +137,11 @@ const CauseInfo& cause_info(CauseId id);
 // Every cause, in the table's order, which is the order they are tried in.
 std::vector<CauseId> all_causes();
 std::optional<CauseId> cause_from_type(std::string_view type);
+// The stages a cause's report can name, for people: "device", "device or
+// compute", "the last stage reached".
+std::string stage_text(CauseId id);
+// "EAGAIN" for a number of the system's that a row names.
+std::string errno_name(int number);
 
 // The device layer failed in GPU mode (`where`: kDeviceCount or kDeviceStart).
 // By the runtime's error number and the evidence; where the runtime could not
@@ -120,6 +154,14 @@ std::optional<CauseId> recognise_compute(const Evidence& evidence);
 // The probe module did not load: by the loader's words and, where it says a
 // library is not found, the copy of it seen where the loader looks.
 CauseId recognise_loader(std::string_view loader_words, const std::optional<LibraryCopy>& copy);
+// The worker could not be started: by the system's error number (errno);
+// SpawnFailed, a defect of the check or its installation, where no row fits.
+CauseId recognise_worker_start(int error_number);
+// The worker ended without a verdict: by how it ended and its last line of
+// output; WorkerFailed where no row fits.
+CauseId recognise_worker_end(const WaitStatus& status, std::string_view last_words);
+// An allocation failed (OUT_OF_MEMORY): by the limits the worker ran under.
+std::optional<CauseId> recognise_allocation(const ResourceLimits& limits);
 
 // The placeholders' values of one run: "vendor" -> "NVIDIA", "library" -> "libc10.so".
 using Facts = std::map<std::string, std::string>;
@@ -131,7 +173,10 @@ struct FactSources {
   std::string_view error_message;  // the loader's or the runtime's words
   std::string_view backend;        // pytorch.backend: "cuda", "rocm"
   std::string_view capability;     // execution.capability: "9.0", "gfx942"
-  std::string memory_limits;       // "the address-space limit (ulimit -v) is 256 MiB", or ""
+  const ResourceLimits* limits = nullptr;  // this process's, which the worker inherits
+  std::string_view stage;          // the stage the worker reached: "import"
+  std::string_view how;            // how it ended, sanitized: "killed by signal SIGSEGV"
+  std::string_view write_error;    // why stdout refused the report: "No space left on device"
 };
 // Every placeholder's value for this run. What comes from outside the check
 // (library names, versions) is kept only as a sanitized token.

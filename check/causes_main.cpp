@@ -31,7 +31,7 @@ void contract_table() {
                "|---|---|---|---|---|---|---|\n";
   for (kd::CauseId id : kd::all_causes()) {
     const kd::CauseInfo& c = kd::cause_info(id);
-    std::cout << "| " << code_cell(c.type) << " | " << kd::stage_name(c.stage) << " | "
+    std::cout << "| " << code_cell(c.type) << " | " << kd::stage_text(id) << " | "
               << code_cell(kd::code_of(c.outcome)) << " (" << kd::exit_code_of(c.outcome) << ") | "
               << cell(c.title) << " | " << cell(c.recognised) << " | " << cell(c.what) << " | "
               << cell(c.next_action) << " |\n";
@@ -51,17 +51,21 @@ void json_rows() {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (kd::CauseId id : kd::all_causes()) {
     const kd::CauseInfo& c = kd::cause_info(id);
+    // The GPU runtime's error numbers, or the system's by name.
     nlohmann::ordered_json numbers = nlohmann::ordered_json::array();
+    nlohmann::ordered_json errnos = nlohmann::ordered_json::array();
     for (int n : c.numbers) {
-      if (n != 0) numbers.push_back(n);
+      if (n != 0 && c.api == kd::Api::System) errnos.push_back(kd::errno_name(n));
+      if (n != 0 && c.api != kd::Api::System) numbers.push_back(n);
     }
     rows.push_back({{"key", c.key},
                     {"title", c.title},
-                    {"stage", kd::stage_name(c.stage)},
+                    {"stage", kd::stage_text(id)},
                     {"code", kd::code_of(c.outcome)},
                     {"exit_code", kd::exit_code_of(c.outcome)},
                     {"error_type", c.type},
                     {"runtime_errors", numbers},
+                    {"errno", errnos},
                     {"recognised", c.recognised},
                     {"message", c.what},
                     {"next_action", c.next_action}});

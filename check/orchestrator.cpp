@@ -8,7 +8,6 @@
 #include "output_file.hpp"
 #include "kd/supervisor.hpp"
 #include "report.hpp"
-#include "resource_limits.hpp"
 #include "util/files.hpp"
 #include "worker.hpp"
 
@@ -44,36 +43,44 @@ struct WorkerVerdict {
   Outcome outcome;
   Stage stage;
   std::optional<ErrorInfo> error;
-  std::string detail;
   int interrupted = 0;
-  std::optional<Cause> cause;  // a resource limit that explains it
+  std::optional<Cause> cause;  // the words of the cause the catalogue names
 };
+
+// The words of a cause of the catalogue (causes.hpp) with what the parent
+// knows of this run: the limits it ran under, how the worker ended.
+Cause words_of(CauseId id, FactSources sources, const ResourceLimits& limits,
+               const Sanitizer& sanitizer) {
+  sources.limits = &limits;
+  return cause_words(id, cause_facts(sources, sanitizer));
+}
 
 // A run that did not end on its own: never started, lost, interrupted or
 // out of time. nullopt when the worker exited.
 std::optional<WorkerVerdict> verdict_of_end(const RunResult& run, const WorkerFindings& findings,
-                                            const ResourceLimits& limits) {
+                                            const ResourceLimits& limits,
+                                            const Sanitizer& sanitizer) {
   switch (run.end) {
     case RunEnd::SpawnFailed: {
-      ErrorInfo error{"SpawnFailed", "the worker could not be started: " + run.spawn_error};
       // Lack of processes or memory is the environment's, not a defect.
-      if (auto cause = spawn_failure_cause(run.spawn_errno, limits)) {
-        return WorkerVerdict{Outcome::WorkerFailed, findings.stage, error, "", 0, cause};
-      }
-      return WorkerVerdict{Outcome::InternalError, Stage::Import, error, "", 0, std::nullopt};
+      CauseId id = recognise_worker_start(run.spawn_errno);
+      const CauseInfo& row = cause_info(id);
+      ErrorInfo error{std::string(row.type), "the worker could not be started: " + run.spawn_error};
+      return WorkerVerdict{row.outcome, row.stage, error, 0,
+                           words_of(id, FactSources{}, limits, sanitizer)};
     }
     case RunEnd::WatchFailed:
       return WorkerVerdict{Outcome::WorkerFailed, findings.stage,
                            ErrorInfo{"WatchFailed", "the worker could not be watched to its end (" +
                                                         run.watch_error + "); it was stopped"},
-                           "", 0, std::nullopt};
+                           0, std::nullopt};
     case RunEnd::Interrupted:
-      return WorkerVerdict{Outcome::WorkerFailed, findings.stage, std::nullopt, "",
+      return WorkerVerdict{Outcome::WorkerFailed, findings.stage, std::nullopt,
                            run.interrupt_signal, std::nullopt};
     case RunEnd::Deadline:
       return WorkerVerdict{
           Outcome::Timeout, findings.stage,
-          ErrorInfo{"Timeout", "no verdict within the time limit; the worker was stopped"}, "", 0,
+          ErrorInfo{"Timeout", "no verdict within the time limit; the worker was stopped"}, 0,
           std::nullopt};
     case RunEnd::Exited:
       break;
@@ -85,18 +92,15 @@ std::string text_of(const ojson& value) {
   return value.is_string() ? value.get<std::string>() : std::string();
 }
 
-// The words of the cause the worker named in error.type (causes.hpp), filled
-// in with this run's facts; nullopt when the type names no cause of this outcome.
-std::optional<Cause> catalogue_cause(const WorkerFindings& findings, Outcome outcome,
-                                     const ResourceLimits& limits, const Sanitizer& sanitizer) {
+// The cause of a verdict the worker gave: the one it named in error.type, if
+// of this outcome; else an allocation refused under a limit.
+std::optional<CauseId> cause_of_verdict(const WorkerFindings& findings, Outcome outcome,
+                                        const ResourceLimits& limits) {
   if (!findings.error) return std::nullopt;
   auto id = cause_from_type(findings.error->type);
-  if (!id || cause_info(*id).outcome != outcome) return std::nullopt;
-  const std::string backend = text_of(findings.pytorch["backend"]);
-  const std::string capability = text_of(findings.execution["capability"]);
-  FactSources sources{findings.error->evidence ? &*findings.error->evidence : nullptr,
-                      findings.error->message, backend, capability, memory_limits_text(limits)};
-  return cause_words(*id, cause_facts(sources, sanitizer));
+  if (id && cause_info(*id).outcome == outcome) return id;
+  if (outcome == Outcome::OutOfMemory) return recognise_allocation(limits);
+  return std::nullopt;
 }
 
 // The verdict the worker gave, once it exited 0 after a well-formed report.
@@ -109,15 +113,24 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
       return {Outcome::InternalError, Stage::Compute,
               ErrorInfo{"InconsistentVerdict",
                         "the worker reported a pass its own facts do not support"},
-              "", 0, std::nullopt};
+              0, std::nullopt};
     }
     stage = Stage::Complete;
   }
-  // A cause of the catalogue, or an allocation refused under a memory limit:
-  // the cause is named, not only the layer.
-  std::optional<Cause> cause = catalogue_cause(findings, outcome, limits, sanitizer);
-  if (!cause && outcome == Outcome::OutOfMemory) cause = allocation_cause(limits);
-  return {outcome, stage, findings.error, "", 0, cause};
+  // A cause of the catalogue: the cause is named, not only the layer, and
+  // error.type says which; error.message keeps what the backend said.
+  std::optional<CauseId> id = cause_of_verdict(findings, outcome, limits);
+  if (!id) return {outcome, stage, findings.error, 0, std::nullopt};
+  ErrorInfo error = *findings.error;
+  error.type = std::string(cause_info(*id).type);
+  const std::string backend = text_of(findings.pytorch["backend"]);
+  const std::string capability = text_of(findings.execution["capability"]);
+  FactSources sources;
+  sources.evidence = error.evidence ? &*error.evidence : nullptr;
+  sources.error_message = error.message;
+  sources.backend = backend;
+  sources.capability = capability;
+  return {outcome, stage, error, 0, words_of(*id, sources, limits, sanitizer)};
 }
 
 // Died, or spoke nonsense: say how, with its last words.
@@ -134,12 +147,15 @@ WorkerVerdict verdict_of_death(const RunResult& run, const WorkerFindings& findi
   }
   std::string words = last_line(run.out.data);
   if (!words.empty()) message += "; its last output: " + words;
-  std::optional<Cause> cause;
-  if (findings.protocol_problem.empty()) {
-    cause = worker_death_cause(run.status, words, stage_name(findings.stage), limits);
-  }
-  return {Outcome::WorkerFailed, findings.stage, ErrorInfo{"WorkerFailed", message},
-          sanitizer.message(how), 0, cause};
+  // A report it could not use says nothing of a resource limit.
+  CauseId id = findings.protocol_problem.empty() ? recognise_worker_end(run.status, words)
+                                                 : CauseId::WorkerFailed;
+  FactSources sources;
+  sources.stage = stage_name(findings.stage);
+  const std::string sanitized_how = sanitizer.message(how);
+  sources.how = sanitized_how;
+  ErrorInfo error{std::string(cause_info(id).type), message};
+  return {Outcome::WorkerFailed, findings.stage, error, 0, words_of(id, sources, limits, sanitizer)};
 }
 
 WorkerVerdict run_worker_process(const Options& options, const std::string& self_exe,
@@ -156,7 +172,7 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
   RunResult run = run_supervised(spec, deadline_in(options.timeout_s), hooks);
 
   const ResourceLimits limits = read_resource_limits();
-  if (auto verdict = verdict_of_end(run, findings, limits)) return *verdict;
+  if (auto verdict = verdict_of_end(run, findings, limits, sanitizer)) return *verdict;
   if (findings.outcome && findings.protocol_problem.empty() && run.status.exited() &&
       run.status.code == 0) {
     return verdict_given(findings, options, limits, sanitizer);
@@ -177,11 +193,12 @@ CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter
   if (is_pass(in.outcome)) {
     in.outcome = Outcome::OutputWriteFailed;
     in.stage = Stage::Output;
-    in.error = ErrorInfo{"OutputError", run.stdout_problem};
-    in.cause = Cause{"The report could not be written whole to standard output (" +
-                         std::string(strerror(err)) + ").",
-                     "Give the check a standard output that takes the whole report (a disk "
-                     "with room, a reader that reads to the end), or use --output."};
+    const CauseInfo& row = cause_info(CauseId::StdoutWriteFailed);
+    in.error = ErrorInfo{std::string(row.type), run.stdout_problem};
+    FactSources sources;
+    const std::string why = strerror(err);
+    sources.write_error = why;
+    in.cause = cause_words(row.id, cause_facts(sources, sanitizer));
     ojson failed = build_report(in, sanitizer);
     run.exit_code = exit_code_of(in.outcome);
     run.verdict = verdict_line(failed);
@@ -258,7 +275,6 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
   in.outcome = verdict.outcome;
   in.stage = verdict.stage;
   in.error = verdict.error;
-  in.detail = verdict.detail;
   in.cause = verdict.cause;
 
   if (options.host_check) {

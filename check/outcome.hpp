@@ -41,9 +41,9 @@ struct OutcomeInfo {
   std::string_view next_action;  // what to do, one sentence
 };
 
-// A cause the check recognised for one outcome (a resource limit, a
-// standard output that failed): the report's message says it instead of the
-// outcome's meaning and next action.
+// The words of a cause the check recognised for one outcome, filled in with
+// this run's facts (causes.hpp, cause_words): the report's message says them
+// instead of the outcome's meaning and next action.
 struct Cause {
   std::string what;         // a sentence: what happened, with the limit and its value
   std::string next_action;  // a sentence: what to do

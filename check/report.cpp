@@ -82,7 +82,6 @@ std::string compose_message(const ReportInput& in) {
       what = std::string(row.meaning);
       break;
   }
-  if (!in.detail.empty()) what.insert(what.size() - 1, " (" + in.detail + ")");
   std::string message = what + " " + std::string(next_action);
   if (in.cause) message = in.cause->what + " " + in.cause->next_action;
   if (in.probe_override) {

@@ -27,9 +27,8 @@ struct ReportInput {
   std::optional<HostCheckResult> host;
   bool output_written = false;
   bool probe_override = false;  // a probe module named by KERNODECK_PROBE_MODULE
-  std::string detail;  // what the message adds to the meaning; already sanitized
-  // A cause the check recognised (outcome.hpp): the message says it instead
-  // of the meaning, detail and next action.
+  // A cause the check recognised (causes.hpp): the message says it instead
+  // of the meaning and next action.
   std::optional<Cause> cause;
 };
 

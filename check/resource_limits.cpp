@@ -1,14 +1,11 @@
 #include "resource_limits.hpp"
 
-#include <errno.h>
-#include <signal.h>
 #include <sys/resource.h>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <vector>
-
 
 namespace kd {
 namespace {
@@ -17,14 +14,6 @@ constexpr unsigned long long kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024
 
 // cgroup v1 writes "no limit" as a page-rounded LLONG_MAX; v2 as "max".
 constexpr unsigned long long kNoLimitAbove = 1ULL << 62;
-
-constexpr std::string_view kMemoryAction =
-    "Raise the memory or address-space limit (ulimit -v, or the container's memory limit): "
-    "loading libtorch takes hundreds of MiB of address space, a CUDA build several GiB.";
-constexpr std::string_view kProcessAction =
-    "Raise the process limit (ulimit -u, or the container's pids limit): the check runs two "
-    "processes at once, itself and its worker, and the limit counts every process and thread "
-    "of the user.";
 
 std::optional<unsigned long long> rlimit_of(int resource) {
   rlimit rl{};
@@ -88,6 +77,13 @@ void read_cgroup_limits(ResourceLimits& limits) {
   }
 }
 
+// "a and b", or "" without any.
+std::string joined(const std::vector<std::string>& parts) {
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) text += (i ? " and " : "") + parts[i];
+  return text;
+}
+
 }  // namespace
 
 std::string memory_limits_text(const ResourceLimits& l) {
@@ -98,32 +94,19 @@ std::string memory_limits_text(const ResourceLimits& l) {
   if (l.cgroup_memory) {
     parts.push_back("the memory limit of this cgroup is " + size_text(*l.cgroup_memory));
   }
-  std::string text;
-  for (size_t i = 0; i < parts.size(); ++i) text += (i ? " and " : "") + parts[i];
-  return text;
+  return joined(parts);
 }
-
-namespace {
 
 std::string process_limits_text(const ResourceLimits& l) {
   std::vector<std::string> parts;
   if (l.processes) parts.push_back("the process limit (ulimit -u) is " + std::to_string(*l.processes));
   if (l.cgroup_pids) parts.push_back("the pids limit of this cgroup is " + std::to_string(*l.cgroup_pids));
-  std::string text;
-  for (size_t i = 0; i < parts.size(); ++i) text += (i ? " and " : "") + parts[i];
-  return text;
+  return joined(parts);
 }
 
-// "<sentence>; <limits>." or "<sentence>." without any.
-std::string with_limits(const std::string& sentence, const std::string& limits) {
-  return limits.empty() ? sentence + "." : sentence + "; " + limits + ".";
+std::string open_file_limit_text(const ResourceLimits& l) {
+  return l.open_files ? "the open-file limit (ulimit -n) is " + std::to_string(*l.open_files) : "";
 }
-
-bool contains(std::string_view text, std::string_view word) {
-  return text.find(word) != std::string_view::npos;
-}
-
-}  // namespace
 
 std::string size_text(unsigned long long bytes) {
   auto in_unit = [bytes](unsigned long long unit, const char* name) {
@@ -149,68 +132,6 @@ ResourceLimits read_resource_limits() {
   limits.open_files = rlimit_of(RLIMIT_NOFILE);
   read_cgroup_limits(limits);
   return limits;
-}
-
-std::optional<Cause> spawn_failure_cause(int err, const ResourceLimits& limits) {
-  switch (err) {
-    case EAGAIN:
-      return Cause{with_limits("The worker process could not be started: a process limit is "
-                                    "reached",
-                                    process_limits_text(limits)),
-                        std::string(kProcessAction)};
-    case ENOMEM:
-      return Cause{with_limits("The worker process could not be started for lack of memory",
-                                    memory_limits_text(limits)),
-                        std::string(kMemoryAction)};
-    case EMFILE:
-    case ENFILE:
-      return Cause{
-          with_limits("The worker process could not be started: too many files are open",
-                      limits.open_files ? "the open-file limit (ulimit -n) is " +
-                                              std::to_string(*limits.open_files)
-                                        : ""),
-          "Raise the open-file limit (ulimit -n): the check needs a few descriptors beyond those "
-          "it inherits."};
-    default:
-      return std::nullopt;
-  }
-}
-
-std::optional<Cause> worker_death_cause(const WaitStatus& status, std::string_view last_words,
-                                             std::string_view stage,
-                                             const ResourceLimits& limits) {
-  const std::string during = " during the " + std::string(stage) + " stage";
-  if (status.signaled && status.signal == SIGKILL) {
-    // The check sends SIGKILL only on a timeout or an interrupt, which end
-    // otherwise: this one came from outside.
-    return Cause{with_limits("The worker process was killed by SIGKILL from outside the "
-                                  "check" + during + ", most often by the out-of-memory killer "
-                                  "of a memory limit",
-                                  memory_limits_text(limits)),
-                      std::string(kMemoryAction)};
-  }
-  if (contains(last_words, "bad_alloc") || contains(last_words, "Cannot allocate memory") ||
-      contains(last_words, "out of memory")) {
-    return Cause{with_limits("The worker process died for lack of memory" + during,
-                                  memory_limits_text(limits)),
-                      std::string(kMemoryAction)};
-  }
-  if (contains(last_words, "Resource temporarily unavailable") ||
-      contains(last_words, "Thread creation failed") || contains(last_words, "pthread_create")) {
-    return Cause{with_limits("The worker process died when it could not start a thread" +
-                                      during,
-                                  process_limits_text(limits)),
-                      std::string(kProcessAction)};
-  }
-  return std::nullopt;
-}
-
-std::optional<Cause> allocation_cause(const ResourceLimits& limits) {
-  if (!limits.address_space) return std::nullopt;
-  return Cause{"An allocation failed; the address-space limit (ulimit -v) is " +
-                        size_text(*limits.address_space) + ", a likely cause.",
-                    "Raise the address-space limit (ulimit -v), then read the stage before "
-                    "running the full model."};
 }
 
 }  // namespace kd

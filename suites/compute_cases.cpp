@@ -99,7 +99,9 @@ std::vector<Case> compute_cases() {
           .guards("a worker that dies is WORKER_FAILED (11) at the last stage reached, and says how")
           .with_fault("crash=compute")
           .outcome("WORKER_FAILED", "compute")
-          .expect_field_contains("/error/message", "SIGSEGV"),
+          .expect_field("/error/type", "WorkerFailed")
+          .expect_field_contains("/error/message", "SIGSEGV")
+          .expect_field_contains("/message", "compute stage (killed by signal SIGSEGV)"),
       Case("worker_crash_in_backend")
           .guards("WORKER_FAILED names the stage the worker had reached")
           .with_fault("crash=backend")

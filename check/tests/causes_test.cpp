@@ -1,9 +1,12 @@
 // Covers causes.hpp: the catalogue's rules (one type per cause, each row's
 // numbers and words in its description), which cause each runtime answer,
-// evidence and loader message is, and the words a cause is given.
+// evidence, loader message, worker's start and end and allocation is, and
+// the words a cause is given.
 #include "causes.hpp"
 
+#include <errno.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <ostream>
 #include <set>
@@ -31,6 +34,11 @@ TEST(Catalogue, EveryCauseHasItsOwnTypeAndKey) {
     EXPECT_EQ(cause_from_type(cause_info(id).type), id);
   }
   EXPECT_FALSE(cause_from_type("c10::Error"));
+  // The error types of outcomes that have no causes stay outside the catalogue.
+  for (const char* type : {"OutputError", "Timeout", "WatchFailed", "InternalError",
+                           "InconsistentVerdict"}) {
+    EXPECT_FALSE(cause_from_type(type)) << type;
+  }
 }
 
 TEST(Catalogue, EveryRowSaysWhatAndWhatToDo) {
@@ -49,8 +57,10 @@ TEST(Catalogue, TheDescriptionNamesEveryNumberAndWord) {
     const CauseInfo& c = cause_info(id);
     const std::string recognised(c.recognised);
     for (int n : c.numbers) {
+      // The system's numbers by name ("EAGAIN"), which is what errno.h calls them.
+      const std::string number = c.api == Api::System ? errno_name(n) : std::to_string(n);
       if (n != 0) {
-        EXPECT_TRUE(has(recognised, std::to_string(n))) << c.key << ": " << n;
+        EXPECT_TRUE(has(recognised, number)) << c.key << ": " << number;
       }
     }
     for (std::string_view w : c.words) {
@@ -63,20 +73,47 @@ TEST(Catalogue, TheDescriptionNamesEveryNumberAndWord) {
   }
 }
 
+// Each row's outcome is one its layer can end in.
 TEST(Catalogue, LayersAndOutcomesAgree) {
+  const std::vector<std::pair<unsigned, std::set<Outcome>>> layers = {
+      {kDeviceCount | kDeviceStart, {Outcome::GpuUnavailable}},
+      {kCompute, {Outcome::RuntimeError}},
+      {kLoader, {Outcome::TorchMissing, Outcome::TorchImportFailed}},
+      {kWorkerStart, {Outcome::WorkerFailed, Outcome::InternalError}},
+      {kWorkerEnd, {Outcome::WorkerFailed}},
+      {kAllocation, {Outcome::OutOfMemory}},
+      {kStdout, {Outcome::OutputWriteFailed}},
+  };
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);
-    if (c.stage == Stage::Device) {
-      EXPECT_EQ(c.outcome, Outcome::GpuUnavailable) << c.key;
+    int layers_met = 0;
+    for (const auto& [where, outcomes] : layers) {
+      if ((c.where & where) == 0) continue;
+      ++layers_met;
+      EXPECT_TRUE(outcomes.count(c.outcome)) << c.key;
     }
-    if (c.stage == Stage::Compute) {
-      EXPECT_EQ(c.outcome, Outcome::RuntimeError) << c.key;
-    }
-    if (c.stage == Stage::Import) {
-      EXPECT_TRUE(c.outcome == Outcome::TorchMissing || c.outcome == Outcome::TorchImportFailed)
-          << c.key;
-    }
+    EXPECT_EQ(layers_met, 1) << c.key;
   }
+  // A worker that could not start is the environment's only under a limit.
+  EXPECT_EQ(cause_info(CauseId::SpawnFailed).outcome, Outcome::InternalError);
+}
+
+TEST(Catalogue, EachRowNamesTheStagesItsReportCanHave) {
+  EXPECT_EQ(stage_text(CauseId::NoDriver), "device");
+  EXPECT_EQ(stage_text(CauseId::TorchNotFound), "import");
+  EXPECT_EQ(stage_text(CauseId::ProcessLimitAtStart), "import");
+  EXPECT_EQ(stage_text(CauseId::KilledFromOutside), "the last stage reached");
+  EXPECT_EQ(stage_text(CauseId::WorkerFailed), "the last stage reached");
+  EXPECT_EQ(stage_text(CauseId::AllocationUnderAddressSpaceLimit), "device or compute");
+  EXPECT_EQ(stage_text(CauseId::StdoutWriteFailed), "output");
+}
+
+// The generic rows of the worker say what their outcomes say.
+TEST(Catalogue, TheWorkersGenericRowsKeepTheOutcomesWords) {
+  const CauseInfo& spawn = cause_info(CauseId::SpawnFailed);
+  EXPECT_EQ(spawn.what, info(Outcome::InternalError).meaning);
+  EXPECT_EQ(spawn.next_action, info(Outcome::InternalError).next_action);
+  EXPECT_EQ(cause_info(CauseId::WorkerFailed).next_action, info(Outcome::WorkerFailed).next_action);
 }
 
 // ---- the device layer ----
@@ -261,6 +298,65 @@ TEST(RecogniseLoader, RunningOutOfMemoryIsToldApart) {
             CauseId::LoaderError);
 }
 
+// ---- the worker's start and end, an allocation ----
+
+TEST(RecogniseWorkerStart, ByTheSystemsErrorNumber) {
+  EXPECT_EQ(recognise_worker_start(EAGAIN), CauseId::ProcessLimitAtStart);
+  EXPECT_EQ(recognise_worker_start(ENOMEM), CauseId::OutOfMemoryAtStart);
+  EXPECT_EQ(recognise_worker_start(EMFILE), CauseId::OpenFileLimitAtStart);
+  EXPECT_EQ(recognise_worker_start(ENFILE), CauseId::OpenFileLimitAtStart);
+}
+
+TEST(RecogniseWorkerStart, OtherErrorsAreNoResourceLimit) {
+  // A missing or unrunnable program: a defect of the check or its installation.
+  for (int other : {ENOENT, EACCES, ENOEXEC, 0}) {
+    EXPECT_EQ(recognise_worker_start(other), CauseId::SpawnFailed) << other;
+  }
+}
+
+WaitStatus killed_by(int sig) { return WaitStatus{true, true, -1, sig}; }
+WaitStatus exited_with(int code) { return WaitStatus{true, false, code, 0}; }
+
+TEST(RecogniseWorkerEnd, AnOutsideSigkillComesBeforeTheLastWords) {
+  EXPECT_EQ(recognise_worker_end(killed_by(SIGKILL), ""), CauseId::KilledFromOutside);
+  EXPECT_EQ(recognise_worker_end(killed_by(SIGKILL), "terminate called after throwing an "
+                                                     "instance of 'std::bad_alloc'"),
+            CauseId::KilledFromOutside);
+}
+
+TEST(RecogniseWorkerEnd, LastWordsOfLackOfMemory) {
+  EXPECT_EQ(recognise_worker_end(killed_by(SIGABRT), "  what():  std::bad_alloc"),
+            CauseId::DiedForLackOfMemory);
+  EXPECT_EQ(recognise_worker_end(exited_with(1), "mmap: Cannot allocate memory"),
+            CauseId::DiedForLackOfMemory);
+  EXPECT_EQ(recognise_worker_end(exited_with(1), "fatal: out of memory"),
+            CauseId::DiedForLackOfMemory);
+}
+
+TEST(RecogniseWorkerEnd, LastWordsOfAThreadThatCouldNotStart) {
+  EXPECT_EQ(recognise_worker_end(exited_with(1), "libgomp: Thread creation failed: Resource "
+                                                 "temporarily unavailable"),
+            CauseId::ThreadStartFailed);
+  EXPECT_EQ(recognise_worker_end(killed_by(SIGABRT), "pthread_create failed"),
+            CauseId::ThreadStartFailed);
+}
+
+TEST(RecogniseWorkerEnd, OtherEndsAreTheGenericRow) {
+  EXPECT_EQ(recognise_worker_end(killed_by(SIGSEGV), ""), CauseId::WorkerFailed);
+  EXPECT_EQ(recognise_worker_end(killed_by(SIGTERM), ""), CauseId::WorkerFailed);
+  EXPECT_EQ(recognise_worker_end(exited_with(3), "some last words"), CauseId::WorkerFailed);
+  EXPECT_EQ(recognise_worker_end(exited_with(0), ""), CauseId::WorkerFailed);
+}
+
+TEST(RecogniseAllocation, OnlyUnderAnAddressSpaceLimit) {
+  ResourceLimits limits;
+  EXPECT_FALSE(recognise_allocation(limits));
+  limits.cgroup_memory = 1ULL << 30;  // the out-of-memory killer's, not an allocation's
+  EXPECT_FALSE(recognise_allocation(limits));
+  limits.address_space = 256ULL << 20;
+  EXPECT_EQ(recognise_allocation(limits), CauseId::AllocationUnderAddressSpaceLimit);
+}
+
 // ---- the words ----
 
 TEST(CauseWords, PlaceholdersAreFilledAndMissingOnesSaySo) {
@@ -269,8 +365,22 @@ TEST(CauseWords, PlaceholdersAreFilledAndMissingOnesSaySo) {
   EXPECT_EQ(fill("open { only", {}), "open { only");
 }
 
-Facts facts_for(const Evidence* e, std::string_view words, std::string limits = "") {
-  return cause_facts(FactSources{e, words, "cuda", "9.0", std::move(limits)}, Sanitizer({}));
+Facts facts_for(const Evidence* e, std::string_view words, const ResourceLimits& limits = {}) {
+  FactSources sources;
+  sources.evidence = e;
+  sources.error_message = words;
+  sources.backend = "cuda";
+  sources.capability = "9.0";
+  sources.limits = &limits;
+  return cause_facts(sources, Sanitizer({}));
+}
+
+constexpr unsigned long long kMiB = 1024 * 1024;
+
+ResourceLimits address_space(unsigned long long bytes) {
+  ResourceLimits limits;
+  limits.address_space = bytes;
+  return limits;
 }
 
 TEST(CauseWords, DriverMismatchNamesBothVersions) {
@@ -312,7 +422,7 @@ TEST(CauseWords, TheLoadersNamesBecomeFileNames) {
 TEST(CauseWords, TheAddressSpaceLimitIsNamed) {
   Cause c = cause_words(CauseId::AddressSpaceLimit,
                         facts_for(nullptr, "x: failed to map segment from shared object",
-                                  "the address-space limit (ulimit -v) is 256 MiB"));
+                                  address_space(256 * kMiB)));
   EXPECT_EQ(c.what, "libtorch was found but could not be mapped into memory; the address-space "
                     "limit (ulimit -v) is 256 MiB.");
   EXPECT_TRUE(has(c.next_action, "raise it")) << c.next_action;
@@ -325,6 +435,106 @@ TEST(CauseWords, NoKernelImageNamesTheCapability) {
   Cause c = cause_words(CauseId::NoKernelImage, facts_for(&e, ""));
   EXPECT_TRUE(has(c.what, "compute capability 9.0")) << c.what;
   EXPECT_TRUE(has(c.next_action, "compute capability 9.0")) << c.next_action;
+}
+
+// The words of a worker's cause, with the limits of this run and its stage.
+Cause worker_words(CauseId id, const ResourceLimits& limits, std::string_view stage = "import",
+                   std::string_view how = "") {
+  FactSources sources;
+  sources.limits = &limits;
+  sources.stage = stage;
+  sources.how = how;
+  return cause_words(id, cause_facts(sources, Sanitizer({})));
+}
+
+TEST(CauseWords, AProcessLimitNamesUlimitAndItsValue) {
+  ResourceLimits limits;
+  limits.processes = 1;
+  Cause c = worker_words(CauseId::ProcessLimitAtStart, limits);
+  EXPECT_EQ(c.what, "The worker process could not be started: a process limit is reached; the "
+                    "process limit (ulimit -u) is 1.");
+  EXPECT_TRUE(has(c.next_action, "Raise the process limit (ulimit -u")) << c.next_action;
+  EXPECT_TRUE(has(c.next_action, "two processes")) << c.next_action;
+  limits.cgroup_pids = 4;
+  c = worker_words(CauseId::ProcessLimitAtStart, limits);
+  EXPECT_TRUE(has(c.what, "and the pids limit of this cgroup is 4.")) << c.what;
+}
+
+TEST(CauseWords, WithoutAKnownLimitTheSentenceStillEnds) {
+  for (CauseId id : {CauseId::ProcessLimitAtStart, CauseId::OutOfMemoryAtStart,
+                     CauseId::OpenFileLimitAtStart, CauseId::KilledFromOutside,
+                     CauseId::DiedForLackOfMemory, CauseId::ThreadStartFailed}) {
+    Cause c = worker_words(id, ResourceLimits{});
+    EXPECT_EQ(c.what.back(), '.') << c.what;
+    EXPECT_FALSE(has(c.what, ";")) << c.what;
+    EXPECT_FALSE(has(c.what, "unknown")) << c.what;
+  }
+}
+
+TEST(CauseWords, LackOfMemoryAtStartNamesTheMemoryLimits) {
+  ResourceLimits limits = address_space(64 * kMiB);
+  limits.cgroup_memory = 32 * kMiB;
+  Cause c = worker_words(CauseId::OutOfMemoryAtStart, limits);
+  EXPECT_EQ(c.what, "The worker process could not be started for lack of memory; the "
+                    "address-space limit (ulimit -v) is 64 MiB and the memory limit of this "
+                    "cgroup is 32 MiB.");
+  EXPECT_TRUE(has(c.next_action, "Raise the memory or address-space limit")) << c.next_action;
+}
+
+TEST(CauseWords, TooManyOpenFilesNamesTheOpenFileLimit) {
+  ResourceLimits limits;
+  limits.open_files = 8;
+  Cause c = worker_words(CauseId::OpenFileLimitAtStart, limits);
+  EXPECT_EQ(c.what, "The worker process could not be started: too many files are open; the "
+                    "open-file limit (ulimit -n) is 8.");
+  EXPECT_TRUE(has(c.next_action, "Raise the open-file limit (ulimit -n)")) << c.next_action;
+}
+
+TEST(CauseWords, AnOutsideSigkillPointsAtTheOutOfMemoryKiller) {
+  ResourceLimits limits;
+  limits.cgroup_memory = 16 * kMiB;
+  Cause c = worker_words(CauseId::KilledFromOutside, limits, "import");
+  EXPECT_EQ(c.what, "The worker process was killed by SIGKILL from outside the check during the "
+                    "import stage, most often by the out-of-memory killer of a memory limit; the "
+                    "memory limit of this cgroup is 16 MiB.");
+  EXPECT_TRUE(has(c.next_action, "Raise the memory or address-space limit")) << c.next_action;
+}
+
+TEST(CauseWords, LastWordsOfLackOfMemoryOrThreadsNameTheirLimits) {
+  Cause c = worker_words(CauseId::DiedForLackOfMemory, address_space(500 * kMiB), "device");
+  EXPECT_EQ(c.what, "The worker process died for lack of memory during the device stage; the "
+                    "address-space limit (ulimit -v) is 500 MiB.");
+  ResourceLimits limits;
+  limits.processes = 3;
+  c = worker_words(CauseId::ThreadStartFailed, limits, "compute");
+  EXPECT_EQ(c.what, "The worker process died when it could not start a thread during the "
+                    "compute stage; the process limit (ulimit -u) is 3.");
+  EXPECT_TRUE(has(c.next_action, "Raise the process limit")) << c.next_action;
+}
+
+TEST(CauseWords, AnUnrecognisedEndSaysHowTheWorkerEnded) {
+  Cause c = worker_words(CauseId::WorkerFailed, ResourceLimits{}, "compute",
+                         "killed by signal SIGSEGV");
+  EXPECT_EQ(c.what, "The worker process died or left no usable report during the compute stage "
+                    "(killed by signal SIGSEGV).");
+  c = worker_words(CauseId::WorkerFailed, ResourceLimits{}, "backend");
+  EXPECT_EQ(c.what, "The worker process died or left no usable report during the backend stage.");
+}
+
+TEST(CauseWords, AnAllocationNamesTheAddressSpaceLimit) {
+  Cause c = worker_words(CauseId::AllocationUnderAddressSpaceLimit, address_space(256 * kMiB));
+  EXPECT_EQ(c.what, "An allocation failed; the address-space limit (ulimit -v) is 256 MiB, a "
+                    "likely cause.");
+  EXPECT_TRUE(has(c.next_action, "Raise the address-space limit (ulimit -v)")) << c.next_action;
+}
+
+TEST(CauseWords, StandardOutputSaysWhyItRefused) {
+  FactSources sources;
+  sources.write_error = "No space left on device";
+  Cause c = cause_words(CauseId::StdoutWriteFailed, cause_facts(sources, Sanitizer({})));
+  EXPECT_EQ(c.what, "The report could not be written whole to standard output (No space left on "
+                    "device).");
+  EXPECT_TRUE(has(c.next_action, "or use --output.")) << c.next_action;
 }
 
 // The {name}s of a row's sentences.
@@ -345,7 +555,13 @@ TEST(CauseWords, EveryPlaceholderOfEveryRowIsAFactTheCheckGives) {
   e.kernel_module = "535.104.05";
   e.library = LibraryCopy{"libc10.so", CopyState::OtherMachine, "aarch64"};
   Facts f = facts_for(&e, "/lib/libc.so.6: version `GLIBC_2.99' not found (required by /x/libc10.so)",
-                      "the address-space limit (ulimit -v) is 1 GiB");
+                      address_space(1024 * kMiB));
+  // What the parent adds: the worker's stage, how it ended, why stdout refused.
+  FactSources parent;
+  parent.stage = "compute";
+  parent.how = "killed by signal SIGSEGV";
+  parent.write_error = "No space left on device";
+  for (const auto& [name, value] : cause_facts(parent, Sanitizer({}))) f.emplace(name, value);
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);
     for (const auto& name : placeholders(std::string(c.what) + std::string(c.next_action))) {

@@ -347,19 +347,9 @@ TEST(Report, MessageSaysWhatHappenedAndWhatToDo) {
   }
 }
 
-TEST(Report, DetailGoesInsideTheFirstSentence) {
+TEST(Report, ACauseReplacesMeaningAndNextAction) {
   ReportInput in;
   in.outcome = Outcome::WorkerFailed;
-  in.stage = Stage::Compute;
-  in.detail = "killed by signal SIGSEGV";
-  std::string m = compose_message(in);
-  EXPECT_NE(m.find("compute stage (killed by signal SIGSEGV)."), std::string::npos) << m;
-}
-
-TEST(Report, ACauseReplacesMeaningDetailAndNextAction) {
-  ReportInput in;
-  in.outcome = Outcome::WorkerFailed;
-  in.detail = "killed by signal SIGKILL";
   in.cause = Cause{"The worker was killed for lack of memory.", "Raise the memory limit."};
   EXPECT_EQ(compose_message(in), "The worker was killed for lack of memory. Raise the memory limit.");
   in.probe_override = true;

@@ -1,10 +1,10 @@
-// Covers resource_limits.hpp: which failures a resource limit explains, and
-// that the words name the limit, its value and what to raise.
+// Covers resource_limits.hpp: the limits read from this process, and the
+// words that name each limit and its value. Which failures a limit explains,
+// and the sentences around these words, are the cause catalogue's
+// (causes_test.cpp).
 #include "resource_limits.hpp"
 
-#include <errno.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/resource.h>
 
 #include <string>
@@ -14,13 +14,6 @@ namespace {
 
 constexpr unsigned long long kMiB = 1024 * 1024;
 
-bool has(const std::string& text, const std::string& word) {
-  return text.find(word) != std::string::npos;
-}
-
-WaitStatus killed_by(int sig) { return WaitStatus{true, true, -1, sig}; }
-WaitStatus exited_with(int code) { return WaitStatus{true, false, code, 0}; }
-
 TEST(SizeText, WholeAndFractionalUnits) {
   EXPECT_EQ(size_text(512), "512 bytes");
   EXPECT_EQ(size_text(16 * kMiB), "16 MiB");
@@ -28,58 +21,6 @@ TEST(SizeText, WholeAndFractionalUnits) {
   EXPECT_EQ(size_text(1024 * kMiB), "1 GiB");
   EXPECT_EQ(size_text(1536 * kMiB), "1.5 GiB");
   EXPECT_EQ(size_text(300000000), "286.1 MiB");
-}
-
-TEST(SpawnFailureCause, AProcessLimitNamesUlimitAndItsValue) {
-  ResourceLimits limits;
-  limits.processes = 1;
-  auto cause = spawn_failure_cause(EAGAIN, limits);
-  ASSERT_TRUE(cause);
-  EXPECT_TRUE(has(cause->what, "could not be started")) << cause->what;
-  EXPECT_TRUE(has(cause->what, "the process limit (ulimit -u) is 1")) << cause->what;
-  EXPECT_TRUE(has(cause->next_action, "Raise the process limit")) << cause->next_action;
-  EXPECT_TRUE(has(cause->next_action, "two processes")) << cause->next_action;
-}
-
-TEST(SpawnFailureCause, APidsLimitOfTheCgroupIsNamedToo) {
-  ResourceLimits limits;
-  limits.cgroup_pids = 4;
-  auto cause = spawn_failure_cause(EAGAIN, limits);
-  ASSERT_TRUE(cause);
-  EXPECT_TRUE(has(cause->what, "the pids limit of this cgroup is 4")) << cause->what;
-}
-
-TEST(SpawnFailureCause, LackOfMemoryNamesTheMemoryLimits) {
-  ResourceLimits limits;
-  limits.address_space = 64 * kMiB;
-  limits.cgroup_memory = 32 * kMiB;
-  auto cause = spawn_failure_cause(ENOMEM, limits);
-  ASSERT_TRUE(cause);
-  EXPECT_TRUE(has(cause->what, "lack of memory")) << cause->what;
-  EXPECT_TRUE(has(cause->what, "the address-space limit (ulimit -v) is 64 MiB")) << cause->what;
-  EXPECT_TRUE(has(cause->what, "the memory limit of this cgroup is 32 MiB")) << cause->what;
-  EXPECT_TRUE(has(cause->next_action, "Raise the memory or address-space limit"));
-}
-
-TEST(SpawnFailureCause, WithoutAKnownLimitTheSentenceStillEnds) {
-  auto cause = spawn_failure_cause(EAGAIN, ResourceLimits{});
-  ASSERT_TRUE(cause);
-  EXPECT_EQ(cause->what.back(), '.');
-  EXPECT_FALSE(has(cause->what, ";"));
-}
-
-TEST(SpawnFailureCause, OpenFiles) {
-  ResourceLimits limits;
-  limits.open_files = 8;
-  auto cause = spawn_failure_cause(EMFILE, limits);
-  ASSERT_TRUE(cause);
-  EXPECT_TRUE(has(cause->what, "the open-file limit (ulimit -n) is 8")) << cause->what;
-}
-
-TEST(SpawnFailureCause, OtherErrorsAreNoResourceLimit) {
-  EXPECT_FALSE(spawn_failure_cause(ENOENT, ResourceLimits{}));
-  EXPECT_FALSE(spawn_failure_cause(EACCES, ResourceLimits{}));
-  EXPECT_FALSE(spawn_failure_cause(0, ResourceLimits{}));
 }
 
 TEST(MemoryLimitsText, NamesEachLimitSet) {
@@ -92,49 +33,21 @@ TEST(MemoryLimitsText, NamesEachLimitSet) {
                                         "memory limit of this cgroup is 1 GiB");
 }
 
-TEST(WorkerDeathCause, AnOutsideSigkillPointsAtTheOutOfMemoryKiller) {
+TEST(ProcessLimitsText, NamesEachLimitSet) {
   ResourceLimits limits;
-  limits.cgroup_memory = 16 * kMiB;
-  auto cause = worker_death_cause(killed_by(SIGKILL), "", "import", limits);
-  ASSERT_TRUE(cause);
-  EXPECT_TRUE(has(cause->what, "during the import stage")) << cause->what;
-  EXPECT_TRUE(has(cause->what, "out-of-memory killer")) << cause->what;
-  EXPECT_TRUE(has(cause->what, "the memory limit of this cgroup is 16 MiB")) << cause->what;
+  EXPECT_EQ(process_limits_text(limits), "");
+  limits.processes = 1;
+  EXPECT_EQ(process_limits_text(limits), "the process limit (ulimit -u) is 1");
+  limits.cgroup_pids = 4;
+  EXPECT_EQ(process_limits_text(limits),
+            "the process limit (ulimit -u) is 1 and the pids limit of this cgroup is 4");
 }
 
-TEST(WorkerDeathCause, ABadAllocIsLackOfMemory) {
+TEST(OpenFileLimitText, NamesTheLimitSet) {
   ResourceLimits limits;
-  limits.address_space = 500 * kMiB;
-  auto cause = worker_death_cause(killed_by(SIGABRT), "  what():  std::bad_alloc", "import",
-                                  limits);
-  ASSERT_TRUE(cause);
-  EXPECT_TRUE(has(cause->what, "lack of memory")) << cause->what;
-  EXPECT_TRUE(has(cause->what, "500 MiB")) << cause->what;
-}
-
-TEST(WorkerDeathCause, AThreadThatCouldNotStartIsAProcessLimit) {
-  ResourceLimits limits;
-  limits.processes = 3;
-  auto cause = worker_death_cause(
-      exited_with(1), "libgomp: Thread creation failed: Resource temporarily unavailable",
-      "compute", limits);
-  ASSERT_TRUE(cause);
-  EXPECT_TRUE(has(cause->what, "thread")) << cause->what;
-  EXPECT_TRUE(has(cause->what, "the process limit (ulimit -u) is 3")) << cause->what;
-}
-
-TEST(WorkerDeathCause, OtherDeathsAreNoResourceLimit) {
-  EXPECT_FALSE(worker_death_cause(killed_by(SIGSEGV), "", "compute", ResourceLimits{}));
-  EXPECT_FALSE(worker_death_cause(exited_with(3), "some last words", "compute", ResourceLimits{}));
-}
-
-TEST(AllocationCause, OnlyWithAnAddressSpaceLimit) {
-  EXPECT_FALSE(allocation_cause(ResourceLimits{}));
-  ResourceLimits limits;
-  limits.address_space = 256 * kMiB;
-  auto cause = allocation_cause(limits);
-  ASSERT_TRUE(cause);
-  EXPECT_TRUE(has(cause->what, "the address-space limit (ulimit -v) is 256 MiB")) << cause->what;
+  EXPECT_EQ(open_file_limit_text(limits), "");
+  limits.open_files = 8;
+  EXPECT_EQ(open_file_limit_text(limits), "the open-file limit (ulimit -n) is 8");
 }
 
 TEST(ReadResourceLimits, SeesThisProcesssAddressSpaceLimit) {

@@ -59,7 +59,8 @@ kd_jobs() {
 # the run with kernodeck-junit publish (reporting/publish.hpp), the pipeline CTest's own cleanup
 # step runs too: <reports>/junit.xml (with the certificate learned from the check's own reports
 # in <reports>/cases, the commit git tells, KERNODECK_EXPECT_GPU), <reports>/summary.md and
-# <reports>/index.html from CTest's JUnit and GoogleTest's XML; then it says that the report
+# <reports>/index.html from CTest's JUnit and GoogleTest's XML (each failed case's cause from the
+# build's causes.json, the check's cause catalogue); then it says that the report
 # validates against junit-10.xsd, that every skip has a reason and that nothing in <reports>
 # names this machine, or fails. CTest's and GoogleTest's raw results, which name the machine's
 # paths, stay in the build tree (ctest-junit.xml, ctest-tests.json, gtest-xml/). Returns
@@ -89,7 +90,8 @@ kd_ctest() {
   ctest --test-dir "$build" "${filter[@]}" --show-only=json-v1 >"$raw/ctest-tests.json"
   "$build/reporting/kernodeck-junit" publish --reports "$reports" --gtest-xml "$raw/gtest-xml" \
     --ctest-junit "$raw/ctest-junit.xml" --ctest-tests "$raw/ctest-tests.json" "${named[@]}" \
-    --source-root "$PWD" --machine-path "$(realpath "$build")" || status=1
+    --causes "$build/causes.json" --source-root "$PWD" --machine-path "$(realpath "$build")" ||
+    status=1
   return "$status"
 }
 
@@ -103,7 +105,8 @@ kd_merge_junit() {
   shift
   for variant in "$@"; do inputs+=("$(kd_reports_dir "$variant")/junit.xml"); done
   "$build/reporting/kernodeck-junit" publish --reports reports --merge "${inputs[@]}" \
-    --source-root "$PWD" --machine-path "$(realpath "$build")" || status=1
+    --causes "$build/causes.json" --source-root "$PWD" --machine-path "$(realpath "$build")" ||
+    status=1
   return "$status"
 }
 
@@ -144,7 +147,8 @@ kd_tsan_build() {
 }
 
 # kd_tsan_ctest: the tsan build's tests through kd_ctest tsan (reports/tsan/). That build makes no
-# report tool of its own: the debian build's kernodeck-junit is linked in where kd_ctest calls it. A race ends its test program with exit code 86
+# report tool of its own: the debian build's kernodeck-junit and causes.json are linked in where
+# kd_ctest looks for them. A race ends its test program with exit code 86
 # (sanitizers/options.c), so it fails as a test. Half the jobs of the variants, as the asan run.
 kd_tsan_ctest() {
   local build tools
@@ -152,5 +156,6 @@ kd_tsan_ctest() {
   tools=$PWD/$(kd_build_dir debian)/reporting
   mkdir -p "$build/reporting"
   ln -sfn "$tools/kernodeck-junit" "$build/reporting/kernodeck-junit"
+  ln -sfn "$tools/../causes.json" "$build/causes.json"
   KERNODECK_JOBS=${KERNODECK_JOBS:-$(($(nproc) * 2))} kd_ctest tsan
 }

@@ -5,10 +5,10 @@
 #   - a merged report that the schema refuses fails kd_merge_junit, which says why;
 #   - a merged report with a case skipped without a reason fails kd_merge_junit, naming the case;
 #   - a run whose case skipped without a reason fails kd_ctest, naming the case;
-#   - a report whose skips all say why passes, and says so.
-#   common_test.sh REPO KERNODECK_JUNIT
+#   - a report whose skips all say why passes, and says so, its page naming the build's causes.
+#   common_test.sh REPO KERNODECK_JUNIT CAUSES_JSON
 set -uo pipefail
-repo=$1 junit=$(realpath "$2")
+repo=$1 junit=$(realpath "$2") causes=$(realpath "$3")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -20,9 +20,11 @@ fail() {
 # shellcheck source=ci/common.sh
 source "$repo/ci/common.sh"
 cd "$tmp" || exit 1
-# A build tree holding the real kernodeck-junit, where ci/common.sh looks for it.
+# A build tree holding the real kernodeck-junit and the cause catalogue, where ci/common.sh looks
+# for them.
 mkdir -p build/reporting reports/debian
 ln -s "$junit" build/reporting/kernodeck-junit
+ln -s "$causes" build/causes.json
 
 # A JUnit report kernodeck-junit could have written, with one skipped case whose <skipped> says
 # $1, and the time of its suite $2.
@@ -53,6 +55,9 @@ merge
 [[ $counts == "tests=2 passed=1 failures=0 errors=0 skipped=1" ]] || fail "merged counts '$counts'"
 grep -qxF "kernodeck-junit: reports/junit.xml validates against junit-10.xsd" "$tmp/err" ||
   fail "the merge does not say that its report validates: $(cat "$tmp/err")"
+grep -q '<section id="causes" data-causes="[1-9]' reports/index.html ||
+  fail "kd_merge_junit did not pass the build's causes.json:" \
+       "$(grep -o '<section id="causes"[^>]*>' reports/index.html)"
 
 # --- a skip must say why ---------------------------------------------------------------------
 for bare in "SKIP_REGULAR_EXPRESSION_MATCHED: [  SKIPPED ] unit.SkipsQuietly (0 ms)" \

@@ -7,11 +7,12 @@
 #     empties XML (GoogleTest's XML of each case, in the build tree) and REPORTS/cases before
 #     the first case runs;
 #   cmake -DSTEP=report -DREPORTS=DIR -DXML=DIR -DJUNIT=kernodeck-junit -DSOURCE=DIR
-#         [-DVARIANT=NAME] [-DBUILD=DIR] -P KernodeckConformanceReport.cmake
+#         [-DVARIANT=NAME] [-DBUILD=DIR] [-DCAUSES=FILE] -P KernodeckConformanceReport.cmake
 #     after the last, publishes the run with `kernodeck-junit publish` (reporting/publish.hpp),
 #     the one pipeline ci/common.sh's kd_ctest runs too: the cases' GoogleTest XML and their
 #     ".started" marks become REPORTS/junit.xml, summary.md and index.html with the certificate
-#     of REPORTS/cases (the commit git tells for SOURCE, KERNODECK_EXPECT_GPU, TMPDIR hidden);
+#     of REPORTS/cases (the commit git tells for SOURCE, KERNODECK_EXPECT_GPU, TMPDIR hidden)
+#     and each failed case's cause from CAUSES (the build's causes.json, kernodeck-causes --json);
 #     then the pipeline says that the report validates against junit-10.xsd (in-process: no
 #     xmllint needed), that every skip has a reason and that no file of REPORTS names this
 #     machine (its paths, SOURCE and BUILD, HOME, its host and user names), or fails. This test
@@ -48,6 +49,9 @@ if(VARIANT)
 endif()
 if(BUILD)
   list(APPEND args --machine-path "${BUILD}")
+endif()
+if(CAUSES)
+  list(APPEND args --causes "${CAUSES}")
 endif()
 execute_process(COMMAND "${JUNIT}" ${args} RESULT_VARIABLE status)
 if(NOT status EQUAL 0)

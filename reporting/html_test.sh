@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # junit.html: the HTML certificate as a browser shows it. Four sample cases (a pass, a failure,
 # a skip, a pass with its JSON report) and a folder of the check's reports with known facts go
-# through kernodeck-junit --html; headless Chromium renders the page, and the DOM it built must
-# hold the exact counts kernodeck-junit printed, the environment's values, the ladder and the
-# embedded JSON report. Then a screenshot: REPORTS_DIR/certificate.png. Fails, never skips,
-# without chromium (./ci/setup --html).
+# through kernodeck-junit --html with the build's cause catalogue (causes.json, kernodeck-causes
+# --json); headless Chromium renders the page, and the DOM it built must hold the exact counts
+# kernodeck-junit printed, the environment's values, the ladder, the embedded JSON report, the
+# failed case's cause and next action as the catalogue words them, and one row of the causes
+# section per cause of the catalogue, the one met linked to its case. Then a screenshot:
+# REPORTS_DIR/certificate.png. Fails, never skips, without chromium (./ci/setup --html).
 #
-# usage: html_test.sh SAMPLE KERNODECK_JUNIT SOURCE_ROOT REPORTS_DIR
+# usage: html_test.sh SAMPLE KERNODECK_JUNIT SOURCE_ROOT REPORTS_DIR CAUSES_JSON
 set -euo pipefail
 
-if [[ $# -ne 4 ]]; then
-  echo "usage: $0 SAMPLE KERNODECK_JUNIT SOURCE_ROOT REPORTS_DIR" >&2
+if [[ $# -ne 5 ]]; then
+  echo "usage: $0 SAMPLE KERNODECK_JUNIT SOURCE_ROOT REPORTS_DIR CAUSES_JSON" >&2
   exit 2
 fi
 sample=$(realpath "$1") tool=$(realpath "$2") source_root=$(realpath "$3") reports_dir=$4
+causes=$(realpath "$5")
 chromium=$(command -v chromium || true)
 if [[ -z $chromium ]]; then
   echo "junit.html: FAILED: chromium is missing; run ./ci/setup --html" >&2
@@ -42,10 +45,19 @@ cat >"$work/cases/cli.usage_ok.json" <<'EOF'
              "visible_device_count": 1},
  "execution": {"device_name": "NVIDIA Sample <GPU>", "capability": "9.0"}, "host": null}
 EOF
+# The failed case's report names a cause of the catalogue (the fault-injecting probe's: no fact
+# of the machine comes from it).
+cat >"$work/cases/cli.report_mismatch.json" <<'EOF'
+{"tool": {"name": "kernodeck-diagnostic", "version": "9.8.7", "probe": "kd_fault_probe"},
+ "status": "failed", "code": "GPU_UNAVAILABLE", "exit_code": 6, "stage": "device",
+ "message": "No usable GPU in this process: the device nodes are there, but CUDA_VISIBLE_DEVICES=\"\" leaves no GPU visible.",
+ "requested": {"device": "cuda"}, "error": {"type": "GpusHidden", "message": "no CUDA GPUs are available"}}
+EOF
 
 counts=$("$tool" --gtest-xml "$work/gtest" --output "$work/junit.xml" --title html-sample \
   --variant sample --cases "$work/cases" --commit 0123abcd --gpu-declared yes \
-  --source-root "$source_root" --hide-prefix "$work" --html "$work/index.html" 2>"$work/junit.err")
+  --source-root "$source_root" --hide-prefix "$work" --html "$work/index.html" \
+  --causes "$causes" 2>"$work/junit.err")
 expected="tests=5 passed=2 failures=2 errors=0 skipped=1"
 [[ $counts == "$expected" ]] || fail "kernodeck-junit printed '$counts', expected '$expected'"
 [[ -s $work/index.html ]] || { cat "$work/junit.err" >&2; fail "no index.html"; exit 1; }
@@ -61,7 +73,8 @@ if ! browse --dump-dom >"$work/dom.html" 2>"$work/chromium.log"; then
 fi
 
 # What the rendered DOM says: the <main> element's counts, each environment row, each ladder
-# rung, the cases' verdicts and the embedded JSON reports.
+# rung, the cases' verdicts, the embedded JSON reports, each case's cause with its next action,
+# and the causes section's rows, the cases each links to and the ids they link to.
 python3 - "$work/dom.html" >"$work/dom.txt" <<'EOF'
 import html.parser, sys
 
@@ -69,8 +82,23 @@ class Dom(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.out, self.row, self.cell, self.in_json = [], None, None, False
+        self.case, self.text, self.cause_row = None, None, None
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "div" and a.get("class") == "case":
+            self.case = a.get("data-case")
+            self.out.append(f"anchor {a.get('id')}={self.case}")
+        if tag == "div" and a.get("class") == "cause":
+            self.out.append(f"case {self.case} cause={a.get('data-cause')}")
+        if tag == "div" and a.get("class") == "next-action":
+            self.text = ""
+        if tag == "section" and a.get("id") == "causes":
+            self.out.append(f"causes section={a.get('data-causes')} met={a.get('data-met')}")
+        if tag == "tr" and "data-cause" in a:
+            self.cause_row = a["data-cause"]
+            self.out.append(f"cause row {a['data-cause']} met={a.get('data-met')}")
+        if tag == "a" and self.cause_row and a.get("href", "").startswith("#case-"):
+            self.out.append(f"cause {self.cause_row} links {a['href'][1:]}")
         if tag == "main" and a.get("id") == "certificate":
             for key in ("data-tests", "data-passed", "data-failed", "data-errors", "data-skipped"):
                 self.out.append(f"{key[5:]}={a.get(key)}")
@@ -85,6 +113,11 @@ class Dom(html.parser.HTMLParser):
         if tag == "details" and a.get("class") == "json":
             self.in_json = True
     def handle_endtag(self, tag):
+        if tag == "div" and self.text is not None:
+            self.out.append(f"case {self.case} {self.text}")
+            self.text = None
+        if tag == "tr":
+            self.cause_row = None
         if tag == "td" and self.row and self.cell is not None:
             self.out.append(f"env {self.row}={self.cell}")
             self.cell = None
@@ -93,6 +126,8 @@ class Dom(html.parser.HTMLParser):
         if tag == "details":
             self.in_json = False
     def handle_data(self, data):
+        if self.text is not None:
+            self.text += data
         if self.cell is not None:
             self.cell += data
         if self.in_json and "NVIDIA Sample <GPU>" in data:
@@ -124,12 +159,37 @@ expect "case cli.report_mismatch=failed"
 expect "case cli.needs_gpu=skipped"
 expect "case probe.healthy=passed"
 expect "json embedded"
+# The catalogue's words for the failed case's cause, and one row per cause of the catalogue.
+python3 - "$causes" >"$work/causes.txt" <<'EOF'
+import json, sys
+rows = json.load(open(sys.argv[1], encoding="utf-8"))
+hidden = [r for r in rows if r["error_type"] == "GpusHidden"]
+print(len(rows))
+print(hidden[0]["key"] if hidden else "(GpusHidden is not in the catalogue)")
+print(hidden[0]["next_action"] if hidden else "")
+EOF
+{ read -r rows; read -r hidden; read -r next_action; } <"$work/causes.txt"
+[[ $rows -gt 0 ]] || fail "the catalogue $causes holds no cause"
+expect "causes section=$rows met=1"
+[[ $(grep -c '^cause row ' "$work/dom.txt") == "$rows" ]] ||
+  fail "the causes section has $(grep -c '^cause row ' "$work/dom.txt") rows, the catalogue $rows"
+expect "case cli.report_mismatch cause=$hidden"
+expect "case cli.report_mismatch Next action: $next_action"
+expect "cause row $hidden met=1"
+[[ $(grep -c '^cause row .* met=0$' "$work/dom.txt") == $((rows - 1)) ]] ||
+  fail "other causes than $hidden are marked as met"
+# The met cause links to the failed case's element.
+link=$(sed -n "s/^cause $hidden links //p" "$work/dom.txt")
+[[ -n $link ]] && grep -qxF "anchor $link=cli.report_mismatch" "$work/dom.txt" ||
+  fail "the row of $hidden does not link to cli.report_mismatch (links '$link')"
+named=$(grep -c '^case .* cause=' "$work/dom.txt" || true)
+[[ $named == 1 ]] || fail "$named cases name a cause, not one (cli.report_mismatch)"
 if grep -qF -- "$work" "$work/index.html"; then fail "index.html holds the temporary folder's path"; fi
 
 # The screenshot a reviewer looks at.
 mkdir -p "$reports_dir"
 rm -f "$reports_dir/certificate.png"
-browse --screenshot="$reports_dir/certificate.png" --window-size=1280,1600 \
+browse --screenshot="$reports_dir/certificate.png" --window-size=1280,4000 \
   >"$work/shot.log" 2>&1 || { cat "$work/shot.log" >&2; fail "chromium took no screenshot"; }
 [[ -s $reports_dir/certificate.png ]] || fail "$reports_dir/certificate.png is missing or empty"
 [[ $(head -c 8 "$reports_dir/certificate.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||

@@ -48,9 +48,8 @@ Report read_run(const RunInputs& in, std::ostream& log) {
 // The JSON reports of the cases of each merged report, from the cases/ folder beside it, keyed
 // "<variant>/<layer>.<id>" (the variant its testsuites name) so that the same case of two
 // variants keeps its own report.
-std::map<std::string, std::string> merged_case_json(const std::vector<MergeInput>& inputs,
-                                                    const PathScrub& scrub) {
-  std::map<std::string, std::string> all;
+CaseReports merged_case_json(const std::vector<MergeInput>& inputs, const PathScrub& scrub) {
+  CaseReports all;
   for (const MergeInput& input : inputs) {
     tinyxml2::XMLDocument doc;
     const tinyxml2::XMLElement* root = parse_report_xml(doc, input.xml);
@@ -89,32 +88,32 @@ void write_output(const std::string& path, const std::string& content) {
 }
 
 Written write_run(const RunInputs& run, const PathScrub& scrub, const OutputFiles& out,
-                  std::ostream& log) {
+                  const Causes& causes, std::ostream& log) {
   Report report = read_run(run, log);
   localize(report, scrub);
   add_certificate_case(report);
   Written written{write_junit(report), report.counts()};
   write_output(out.junit, written.xml);
-  if (!out.summary.empty()) write_output(out.summary, summary_markdown(written.xml));
-  if (!out.html.empty()) {
-    const auto json = run.cases_dir.empty() ? std::map<std::string, std::string>{}
-                                            : read_case_json(run.cases_dir, scrub);
-    write_output(out.html, certificate_html(written.xml, json));
-  }
+  const CaseReports json =
+      run.cases_dir.empty() ? CaseReports{} : read_case_json(run.cases_dir, scrub);
+  if (!out.summary.empty())
+    write_output(out.summary, summary_markdown(written.xml, json, causes));
+  if (!out.html.empty()) write_output(out.html, certificate_html(written.xml, json, causes));
   return written;
 }
 
 Written write_merged(const std::vector<std::string>& reports, const std::string& title,
-                     const PathScrub& scrub, const OutputFiles& out, std::ostream& log) {
+                     const PathScrub& scrub, const OutputFiles& out, const Causes& causes,
+                     std::ostream& log) {
   std::vector<MergeInput> inputs;
   for (const std::string& path : reports) inputs.push_back({path, read_input(path, "report")});
   const Merged merged = merge_reports(inputs, title);
   for (const std::string& warning : merged.warnings)
     log << "kernodeck-junit: warning: " + warning + "\n";
   write_output(out.junit, merged.xml);
-  if (!out.summary.empty()) write_output(out.summary, summary_markdown(merged.xml));
-  if (!out.html.empty())
-    write_output(out.html, certificate_html(merged.xml, merged_case_json(inputs, scrub)));
+  const CaseReports json = merged_case_json(inputs, scrub);
+  if (!out.summary.empty()) write_output(out.summary, summary_markdown(merged.xml, json, causes));
+  if (!out.html.empty()) write_output(out.html, certificate_html(merged.xml, json, causes));
   return {merged.xml, merged.counts};
 }
 

@@ -1,15 +1,18 @@
 // A report's files: the inputs of a run (or the reports to merge) read, and junit.xml written,
 // with summary.md and index.html when asked. Each file is written beside its place and renamed,
 // so that a dashboard never reads half of one. kernodeck-junit's conversions and its publish
-// pipeline both go through here.
+// pipeline both go through here. The summary and the page name the causes of the check's
+// catalogue (junit_causes.hpp) that the cases' reports name.
 //
-//   Written w = write_run(run, scrub, {"reports/junit.xml", "reports/summary.md", ""}, std::cerr);
+//   Written w = write_run(run, scrub, {"reports/junit.xml", "reports/summary.md", ""}, causes,
+//                         std::cerr);
 #pragma once
 
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "junit_causes.hpp"
 #include "junit_localize.hpp"
 #include "junit_report.hpp"
 
@@ -44,13 +47,14 @@ struct Written {
 };
 
 // Converts the run (notes on unreadable inputs go to `log`, "kernodeck-junit: ...") and writes
-// the files.
+// the files; the summary and the page read the cases' reports from run.cases_dir.
 Written write_run(const RunInputs& run, const PathScrub& scrub, const OutputFiles& out,
-                  std::ostream& log);
+                  const Causes& causes, std::ostream& log);
 
-// Merges `reports` (files kernodeck-junit wrote, one per variant) and writes the files; the page
-// shows each case's JSON report from the cases/ folder beside its report.
+// Merges `reports` (files kernodeck-junit wrote, one per variant) and writes the files; the
+// summary and the page read each case's JSON report from the cases/ folder beside its report.
 Written write_merged(const std::vector<std::string>& reports, const std::string& title,
-                     const PathScrub& scrub, const OutputFiles& out, std::ostream& log);
+                     const PathScrub& scrub, const OutputFiles& out, const Causes& causes,
+                     std::ostream& log);
 
 }  // namespace kd::junit

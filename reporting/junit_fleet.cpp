@@ -404,8 +404,21 @@ Report fleet_report(const Fleet& fleet, const std::string& title) {
   return report;
 }
 
-std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml) {
-  std::string out = summary_markdown(junit_xml);
+namespace {
+
+// Each unit's report, keyed "<node>.<unit>" as its case is.
+CaseReports unit_reports(const Fleet& fleet) {
+  CaseReports reports;
+  for (const FleetUnit& u : fleet.units)
+    if (!u.json.empty()) reports[u.id()] = u.json;
+  return reports;
+}
+
+}  // namespace
+
+std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml,
+                           const Causes& causes) {
+  std::string out = summary_markdown(junit_xml, unit_reports(fleet), causes);
   out += "\n## The fleet: nodes by outcome\n\n| node | outcome | GPUs | passed | failed | no "
          "report | where it fails |\n|---|---|---|---|---|---|---|\n";
   for (const NodeRow& r : node_rows(fleet)) {
@@ -433,12 +446,9 @@ std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml) {
   return out;
 }
 
-std::string fleet_html(const Fleet& fleet, const std::string& junit_xml) {
-  std::map<std::string, std::string> reports;
-  for (const FleetUnit& u : fleet.units)
-    if (!u.json.empty()) reports[u.id()] = u.json;
+std::string fleet_html(const Fleet& fleet, const std::string& junit_xml, const Causes& causes) {
   // The fleet right after the counts, above the environment: it is what this page is about.
-  return certificate_html(junit_xml, reports,
+  return certificate_html(junit_xml, unit_reports(fleet), causes,
                           PageParts{fleet_view(fleet), fleet_ladder(fleet)});
 }
 

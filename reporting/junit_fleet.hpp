@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "junit_causes.hpp"
 #include "junit_certificate.hpp"
 #include "junit_report.hpp"
 
@@ -68,13 +69,15 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
 // fault-injection). A first suite "certificate" states the fleet in plain words.
 Report fleet_report(const Fleet& fleet, const std::string& title);
 
-// The Markdown summary of `junit_xml` (what write_junit made of fleet_report) followed by the
-// fleet view: nodes by outcome, and which layer fails where.
-std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml);
+// The Markdown summary of `junit_xml` (what write_junit made of fleet_report), each failed unit
+// with the cause its report names (of `causes`) and its next action, followed by the fleet view:
+// nodes by outcome, and which layer fails where.
+std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml, const Causes& causes);
 
-// The HTML certificate of `junit_xml` with each unit's JSON report inline, where the ladder of
-// the four layers counts GPUs instead of cases (how many passed each layer, failed at it, or
-// never reached it), followed by the fleet view.
-std::string fleet_html(const Fleet& fleet, const std::string& junit_xml);
+// The HTML certificate of `junit_xml` with each unit's JSON report inline (and the cause of
+// `causes` it names, as certificate_html shows it), where the ladder of the four layers counts
+// GPUs instead of cases (how many passed each layer, failed at it, or never reached it), the
+// fleet view above the environment.
+std::string fleet_html(const Fleet& fleet, const std::string& junit_xml, const Causes& causes);
 
 }  // namespace kd::junit

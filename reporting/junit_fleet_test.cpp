@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "junit_test_support.hpp"
+
 namespace kd::junit {
 namespace {
 
@@ -220,7 +222,7 @@ TEST_F(FleetTest, SummaryAndPageShowNodesByOutcomeAndWhereLayersFail) {
   const Fleet fleet = read_fleet(dir_, {"n1.0", "n2.0", "n2.1", "n3.0", "n4.0"});
   const std::string xml = write_junit(fleet_report(fleet, "fleet"));
 
-  const std::string md = fleet_markdown(fleet, xml);
+  const std::string md = fleet_markdown(fleet, xml, {});
   EXPECT_NE(md.find("| n3 | failing | 1 | 0 | 1 | 0 | TORCH_IMPORT_FAILED(4) import |"),
             std::string::npos) << md;
   EXPECT_NE(md.find("| n2 | partly failing | 2 | 1 | 1 | 0 | GPU_UNAVAILABLE(6) device |"),
@@ -233,7 +235,7 @@ TEST_F(FleetTest, SummaryAndPageShowNodesByOutcomeAndWhereLayersFail) {
   // Failing nodes are listed before healthy ones.
   EXPECT_LT(md.find("| n4 |"), md.find("| n1 |")) << md;
 
-  const std::string html = fleet_html(fleet, xml);
+  const std::string html = fleet_html(fleet, xml, {});
   EXPECT_NE(html.find("id=\"fleet\""), std::string::npos);
   EXPECT_NE(html.find("<tr data-node=\"n3\" data-outcome=\"failing\">"), std::string::npos);
   // The ladder counts GPUs: n3 failed at import, n2.1 passed import and backend, failed at
@@ -253,12 +255,48 @@ TEST_F(FleetTest, SummaryAndPageShowNodesByOutcomeAndWhereLayersFail) {
   EXPECT_NE(html.find("file too short"), std::string::npos);
 }
 
+TEST_F(FleetTest, AFailedUnitShowsTheCauseItsReportNames) {
+  write_json("n1.0.json", report("CPU_CHECK_PASSED", 0, "complete"));
+  write_json("n3.0.json", report("TORCH_IMPORT_FAILED", 4, "import"));  // error.type LoaderError
+  json other = report("TORCH_IMPORT_FAILED", 4, "import");
+  other["error"]["type"] = "NotInTheCatalogue";
+  write_json("n4.0.json", other);
+  const Fleet fleet = read_fleet(dir_, {"n1.0", "n3.0", "n4.0"});
+  const std::string xml = write_junit(fleet_report(fleet, "fleet"));
+  const Causes causes = testing::sample_causes();
+
+  const std::string html = fleet_html(fleet, xml, causes);
+  const std::size_t n3 = html.find("data-case=\"n3.0\"");
+  const std::size_t n4 = html.find("data-case=\"n4.0\"");
+  ASSERT_NE(n3, std::string::npos) << html;
+  ASSERT_NE(n4, std::string::npos) << html;
+  const std::size_t box = html.find("<div class=\"cause\" data-cause=\"loader_error\">", n3);
+  ASSERT_LT(box, n4) << html;
+  EXPECT_NE(html.find("Next action: Check the libtorch package &amp; its", box), std::string::npos);
+  EXPECT_NE(html.find("The check said: libtorch was found but failed to load.", box),
+            std::string::npos);
+  EXPECT_EQ(html.find("<div class=\"cause\"", box + 1), std::string::npos) << html;
+  EXPECT_NE(html.find("data-error-type=\"LoaderError\" data-met=\"1\" class=\"met by-failed\""),
+            std::string::npos)
+      << html;
+
+  const std::string md = fleet_markdown(fleet, xml, causes);
+  EXPECT_NE(md.find("| - | `kernodeck.n3.0` | failed | TORCH_IMPORT_FAILED(4) import: libtorch was "
+                    "found but failed to load. | libtorch <not> loaded (`LoaderError`): Check "),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| - | `kernodeck.n4.0` | failed | TORCH_IMPORT_FAILED(4) import: libtorch was "
+                    "found but failed to load. | - |"),
+            std::string::npos)
+      << md;
+}
+
 TEST_F(FleetTest, AFailureAfterTheLayersIsShownWhereItStopped) {
   // The contract lets TIMEOUT and WORKER_FAILED carry the last stage reached, complete too.
   write_json("n1.0.json", report("WORKER_FAILED", 11, "complete"));
   write_json("n1.1.json", report("OUTPUT_WRITE_FAILED", 12, "output"));
   const Fleet fleet = read_fleet(dir_, {"n1.0", "n1.1"});
-  const std::string md = fleet_markdown(fleet, write_junit(fleet_report(fleet, "fleet")));
+  const std::string md = fleet_markdown(fleet, write_junit(fleet_report(fleet, "fleet")), {});
   EXPECT_NE(md.find("| complete | 1 | n1.0 WORKER_FAILED(11) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| output | 1 | n1.1 OUTPUT_WRITE_FAILED(12) |"), std::string::npos) << md;
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -27,6 +28,9 @@ const char* const kLadder[] = {"import", "backend", "device", "compute"};
 
 struct HtmlCase {
   std::string variant, layer, id, verdict, message, body, promise, declared;
+  std::string anchor;                      // the id of its element, "case-<n>"
+  const std::string* json = nullptr;       // the check's report of it, when there is one
+  std::optional<MetCause> cause;           // the catalogue's cause that report names
 };
 
 struct LayerState {
@@ -52,11 +56,12 @@ std::string count_text(const LayerState& s) {
 
 constexpr const char* kStyle = R"(
 html { --bg: #ffffff; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --panel: #f6f8fa;
-        --pass: #1a7f37; --fail: #cf222e; --skip: #9a6700; }
+        --pass: #1a7f37; --fail: #cf222e; --skip: #9a6700; --link: #0969da; }
 @media (prefers-color-scheme: dark) {
   html { --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --panel: #161b22;
-          --pass: #3fb950; --fail: #f85149; --skip: #d29922; }
+          --pass: #3fb950; --fail: #f85149; --skip: #d29922; --link: #4493f8; }
 }
+a { color: var(--link); }
 body { background: var(--bg); color: var(--fg); margin: 2em auto; max-width: 75em;
        padding: 0 1em; font: 15px/1.45 system-ui, sans-serif; }
 h1 { margin-bottom: .2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid var(--line); }
@@ -74,6 +79,15 @@ ol.ladder li.failed { border-left-color: var(--fail); }
 ol.ladder li.skipped { border-left-color: var(--skip); }
 .case { border: 1px solid var(--line); margin: .4em 0; padding: .4em .8em; }
 .case .promise { color: var(--muted); }
+.cause { border: 1px solid var(--line); border-left: .5em solid var(--fail); background: var(--panel);
+         margin: .4em 0; padding: .4em .8em; }
+.cause .next-action { font-weight: bold; }
+.cause .said, .cause-met { color: var(--muted); }
+#cause-table { width: 100%; }
+#cause-table td:nth-child(2) { min-width: 12em; }
+#cause-table td:nth-child(4) { width: 45%; }
+#causes tr.met td:first-child { border-left: .4em solid var(--link); }
+#causes tr.met.by-failed td:first-child { border-left-color: var(--fail); }
 pre { background: var(--panel); border: 1px solid var(--line); padding: .5em; overflow-x: auto;
       white-space: pre-wrap; word-break: break-word; font-size: 13px; }
 summary { cursor: pointer; color: var(--muted); }
@@ -190,6 +204,7 @@ void add_case(const tinyxml2::XMLElement* tc, HtmlCase c, HtmlReport& r) {
                                                                       : c.body.substr(eol + 1));
     return;
   }
+  c.anchor = "case-" + std::to_string(r.counts.tests);
   LayerState& state = r.layers[c.layer];
   if (c.verdict == "passed") ++state.passed;
   else if (c.verdict == "skipped") ++state.skipped;
@@ -278,12 +293,35 @@ void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::string&
   h << "</ol>\n";
 }
 
-void write_case(std::ostringstream& h, const HtmlCase& c,
-                const std::map<std::string, std::string>& case_json) {
+bool failed(const HtmlCase& c) { return c.verdict == "failed" || c.verdict == "error"; }
+
+// The cause a case's report names: for a failed or erred case, prominent, with its next action
+// and the report's own words; for any other, one line.
+void write_case_cause(std::ostringstream& h, const HtmlCase& c) {
+  if (!c.cause) return;
+  const CauseRow& row = *c.cause->row;
+  const std::string link = "<a href=\"#cause-" + html_escape(row.key) + "\">" +
+                           html_escape(row.title) + "</a> (<code>" +
+                           html_escape(row.error_type) + "</code>)";
+  if (!failed(c)) {
+    h << "<div class=\"cause-met\" data-cause=\"" << html_escape(row.key)
+      << "\">Cause met: " << link << "</div>\n";
+    return;
+  }
+  h << "<div class=\"cause\" data-cause=\"" << html_escape(row.key) << "\">\n"
+    << "<div class=\"cause-title\">Cause: " << link << ", " << html_escape(row.stage)
+    << " layer, " << html_escape(row.code) << " (" << row.exit_code << ")</div>\n"
+    << "<div class=\"next-action\">Next action: " << html_escape(row.next_action) << "</div>\n";
+  if (!c.cause->message.empty())
+    h << "<div class=\"said\">The check said: " << html_escape(c.cause->message) << "</div>\n";
+  h << "</div>\n";
+}
+
+void write_case(std::ostringstream& h, const HtmlCase& c) {
   h << "<div class=\"case\" data-case=\"" << html_escape(c.layer + "." + c.id)
     << "\" data-verdict=\"" << c.verdict << "\"";
   if (!c.variant.empty()) h << " data-variant=\"" << html_escape(c.variant) << "\"";
-  h << "><strong>" << html_escape(c.id) << "</strong>";
+  h << " id=\"" << c.anchor << "\"><strong>" << html_escape(c.id) << "</strong>";
   if (!c.variant.empty()) h << " [" << html_escape(c.variant) << "]";
   h << " <span class=\"" << (c.verdict == "error" ? "failed" : c.verdict) << "\">" << c.verdict
     << "</span>\n";
@@ -294,51 +332,121 @@ void write_case(std::ostringstream& h, const HtmlCase& c,
   if (c.verdict == "skipped") {
     h << "<div class=\"reason\">Skipped: " << html_escape(c.message) << "</div>\n";
   } else if (c.verdict != "passed") {
-    h << "<div class=\"reason\">" << html_escape(c.message) << "</div>\n"
-      << "<details><summary>What went wrong</summary><pre>" << html_escape(c.body)
+    h << "<div class=\"reason\">" << html_escape(c.message) << "</div>\n";
+  }
+  write_case_cause(h, c);
+  if (failed(c)) {
+    h << "<details><summary>What went wrong</summary><pre>" << html_escape(c.body)
       << "</pre></details>\n";
   }
-  auto json = case_json.find(c.variant + "/" + c.layer + "." + c.id);
-  if (json == case_json.end()) json = case_json.find(c.layer + "." + c.id);
-  if (json != case_json.end()) {
+  if (c.json != nullptr) {
     h << "<details class=\"json\"><summary>The check's JSON report</summary><pre>"
-      << html_escape(json->second) << "</pre></details>\n";
+      << html_escape(*c.json) << "</pre></details>\n";
   }
   h << "</div>\n";
 }
 
-// Every case, the ladder's layers first, then the others by name.
-void write_cases(std::ostringstream& h, const HtmlReport& r,
-                 const std::map<std::string, std::string>& case_json) {
+// The layers as the page shows them: the ladder's first, then the others by name.
+std::vector<std::string> layer_order(const HtmlReport& r) {
   std::vector<std::string> order(std::begin(kLadder), std::end(kLadder));
   for (const auto& [layer, cases] : r.by_layer)
     if (std::find(order.begin(), order.end(), layer) == order.end()) order.push_back(layer);
+  return order;
+}
+
+// Every case, by layer.
+void write_cases(std::ostringstream& h, const HtmlReport& r) {
   h << "<h2>Every case</h2>\n";
-  for (const std::string& layer : order) {
+  for (const std::string& layer : layer_order(r)) {
     const auto found = r.by_layer.find(layer);
     if (found == r.by_layer.end()) continue;
     const LayerState& s = r.layers.at(layer);
     h << "<section class=\"layer\" data-layer=\"" << html_escape(layer) << "\">\n<h3>"
       << html_escape(layer) << " <span class=\"" << s.css() << "\">" << html_escape(s.state())
       << "</span> (" << count_text(s) << ")</h3>\n";
-    for (const HtmlCase& c : found->second) write_case(h, c, case_json);
+    for (const HtmlCase& c : found->second) write_case(h, c);
     h << "</section>\n";
   }
 }
 
+// Each case's report, and the cause of the catalogue it names.
+void attach_reports(HtmlReport& r, const CaseReports& case_json, const Causes& causes) {
+  for (auto& [layer, cases] : r.by_layer) {
+    for (HtmlCase& c : cases) {
+      c.json = report_of_case(case_json, c.variant, c.layer, c.id);
+      if (c.json != nullptr) c.cause = cause_met(causes, *c.json);
+    }
+  }
+}
+
+// The cases of the page that met each cause, by its key, in page order.
+std::map<std::string, std::vector<const HtmlCase*>> cases_by_cause(const HtmlReport& r) {
+  std::map<std::string, std::vector<const HtmlCase*>> met;
+  for (const std::string& layer : layer_order(r)) {
+    const auto found = r.by_layer.find(layer);
+    if (found == r.by_layer.end()) continue;
+    for (const HtmlCase& c : found->second)
+      if (c.cause) met[c.cause->row->key].push_back(&c);
+  }
+  return met;
+}
+
+// One row: the cause, and the cases that met it, each a link to its case.
+void write_cause_row(std::ostringstream& h, const CauseRow& row,
+                     const std::vector<const HtmlCase*>& met) {
+  const bool by_failed = std::any_of(met.begin(), met.end(), [](auto* c) { return failed(*c); });
+  h << "<tr id=\"cause-" << html_escape(row.key) << "\" data-cause=\"" << html_escape(row.key)
+    << "\" data-error-type=\"" << html_escape(row.error_type) << "\" data-met=\"" << met.size()
+    << "\"" << (met.empty() ? "" : by_failed ? " class=\"met by-failed\"" : " class=\"met\"")
+    << "><td>" << html_escape(row.stage) << "</td><td>" << html_escape(row.title)
+    << "</td><td><code>" << html_escape(row.error_type) << "</code></td><td>"
+    << html_escape(row.next_action) << "</td><td>";
+  if (met.empty()) h << "-";
+  for (std::size_t i = 0; i < met.size(); ++i) {
+    const HtmlCase& c = *met[i];
+    h << (i ? ", " : "") << "<a href=\"#" << c.anchor << "\" class=\"" << (failed(c) ? "failed" : c.verdict)
+      << "\">" << html_escape(c.layer + "." + c.id)
+      << (c.variant.empty() ? std::string() : " [" + html_escape(c.variant) + "]") << "</a>";
+  }
+  h << "</td></tr>\n";
+}
+
+// The catalogue, one row per cause, those this run's cases met marked and linked to them.
+void write_causes(std::ostringstream& h, const HtmlReport& r, const Causes& causes) {
+  const auto met = cases_by_cause(r);
+  h << "<section id=\"causes\" data-causes=\"" << causes.rows.size() << "\" data-met=\""
+    << met.size() << "\">\n<h2>Causes the check tells apart</h2>\n";
+  if (causes.rows.empty()) {
+    h << "<p>No cause catalogue given (kernodeck-junit without --causes).</p>\n</section>\n";
+    return;
+  }
+  h << "<p>Within a failing layer the check names the cause it recognises in its report's "
+    << "<code>error.type</code>; each has its next action. " << met.size() << " of "
+    << causes.rows.size() << " met by this run's cases (marked, with the cases).</p>\n"
+    << "<table id=\"cause-table\">\n<tr><th>layer</th><th>cause</th><th>error.type</th>"
+    << "<th>next action</th><th>met in this run by</th></tr>\n";
+  static const std::vector<const HtmlCase*> none;
+  for (const CauseRow& row : causes.rows) {
+    const auto found = met.find(row.key);
+    write_cause_row(h, row, found == met.end() ? none : found->second);
+  }
+  h << "</table>\n</section>\n";
+}
+
 }  // namespace
 
-std::string certificate_html(const std::string& junit_xml,
-                             const std::map<std::string, std::string>& case_json,
-                             const PageParts& parts) {
+std::string certificate_html(const std::string& junit_xml, const CaseReports& case_json,
+                             const Causes& causes, const PageParts& parts) {
   tinyxml2::XMLDocument doc;
-  const HtmlReport report = read_html_report(parse_report_xml(doc, junit_xml));
+  HtmlReport report = read_html_report(parse_report_xml(doc, junit_xml));
+  attach_reports(report, case_json, causes);
   std::ostringstream h;
   write_head(h, report);
   h << parts.before_environment;
   write_environment(h, report);
   write_ladder(h, report, parts.ladder);
-  write_cases(h, report, case_json);
+  write_cases(h, report);
+  write_causes(h, report, causes);
   h << "</main>\n</body>\n</html>\n";
   return h.str();
 }

@@ -1,6 +1,8 @@
 // The certificate as one self-contained HTML page (no script, no network, no other file): the
 // counts and the environment at the top, the four layers of the contract as a ladder, then every
-// case by layer with its promise, verdict, reason and the check's JSON report of it.
+// case by layer with its promise, verdict, reason and the check's JSON report of it (a failed
+// case whose report names a cause of the check's catalogue with that cause and its next action),
+// and last the causes the check tells apart, each marked with the cases of the run that met it.
 #pragma once
 
 #include <filesystem>
@@ -8,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "junit_causes.hpp"
 #include "junit_localize.hpp"
 
 namespace kd::junit {
@@ -31,13 +34,16 @@ struct PageParts {
 // The page of a report write_junit or merge_reports wrote: the four layers of the contract
 // (import, backend, device, compute) with their state, then every case by layer with the promise
 // it recorded ("Promise: ..." first in its system-out), its verdict, its skip reason or failure,
-// and its JSON report in <details>: from `case_json`, keyed "<variant>/<layer>.<id>" for a case
-// of a variant (a merged report), else "<layer>.<id>".
+// and its JSON report in <details>: from `case_json` (report_of_case). Where that report's
+// error.type is a cause of `causes`, a failed or erred case shows the cause's title and next
+// action and the report's message (<div class="cause">), any other case a line naming the cause;
+// then <section id="causes">: one row per cause of `causes` (layer, cause, error.type, next
+// action), each linked to the cases that met it (data-met, their number). Without a catalogue
+// (no rows) the section says so and no case names a cause.
 // For tests: <main id="certificate"> carries data-tests, data-passed, data-failed,
 // data-errors and data-skipped (of every case in the report, the certificate's own included,
 // as summary_line counts them); the facts are rows of <table id="environment">.
-std::string certificate_html(const std::string& junit_xml,
-                             const std::map<std::string, std::string>& case_json,
-                             const PageParts& parts = {});
+std::string certificate_html(const std::string& junit_xml, const CaseReports& case_json,
+                             const Causes& causes, const PageParts& parts = {});
 
 }  // namespace kd::junit

@@ -9,7 +9,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -39,7 +41,7 @@ Report html_report() {
 }
 
 TEST(JunitHtml, CountsEnvironmentAndLadderAreInTheDom) {
-  const std::string html = certificate_html(write_junit(html_report()), {});
+  const std::string html = certificate_html(write_junit(html_report()), {}, {});
   // certificate (failed: a case failed), cli ok, cli gpu (skipped), import bad, device gpu.
   EXPECT_NE(html.find("<main id=\"certificate\" data-tests=\"5\" data-passed=\"2\" "
                       "data-failed=\"2\" data-errors=\"0\" data-skipped=\"1\" "
@@ -63,7 +65,13 @@ TEST(JunitHtml, CountsEnvironmentAndLadderAreInTheDom) {
   // Self-contained: nothing to fetch.
   EXPECT_EQ(html.find("src="), std::string::npos) << html;
   EXPECT_EQ(html.find("href="), std::string::npos) << html;
-  EXPECT_THROW(certificate_html("not xml", {}), InputError);
+  EXPECT_NE(html.find("<section id=\"causes\" data-causes=\"0\" data-met=\"0\">"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("No cause catalogue given (kernodeck-junit without --causes)."),
+            std::string::npos)
+      << html;
+  EXPECT_THROW(certificate_html("not xml", {}, {}), InputError);
 }
 
 TEST(JunitHtml, EmbedsEachCaseJsonAndItsRecordedPromiseWithoutAbsolutePaths) {
@@ -87,7 +95,7 @@ TEST(JunitHtml, EmbedsEachCaseJsonAndItsRecordedPromiseWithoutAbsolutePaths) {
   ASSERT_EQ(bad.name, "bad");
   bad.promise = "a promise that <holds>";
   bad.body += "\nCase declared at suites/import_cases.cpp:1";
-  const std::string html = certificate_html(write_junit(report), json);
+  const std::string html = certificate_html(write_junit(report), json, {});
   const std::size_t at = html.find("<div class=\"case\" data-case=\"import.bad\"");
   ASSERT_NE(at, std::string::npos) << html;
   EXPECT_NE(html.find("Promise: a promise that &lt;holds&gt;", at), std::string::npos) << html;
@@ -106,6 +114,131 @@ TEST(JunitHtml, EmbedsEachCaseJsonAndItsRecordedPromiseWithoutAbsolutePaths) {
   EXPECT_EQ(html.find("Promise:", gpu), std::string::npos) << html;
   EXPECT_EQ(html.find("another one"), std::string::npos) << html;
   EXPECT_EQ(html.find(scratch.dir.string()), std::string::npos) << html;
+}
+
+// The element of one case: from its <div class="case"> to the next case or section.
+std::string case_element(const std::string& html, const std::string& name) {
+  const std::size_t at = html.find("data-case=\"" + name + "\"");
+  if (at == std::string::npos) return "";
+  const std::size_t begin = html.rfind("<div class=\"case\"", at);
+  std::size_t end = html.find("<div class=\"case\"", at);
+  end = std::min(end, html.find("</section>", at));
+  return html.substr(begin, end - begin);
+}
+
+// The id of a case's element.
+std::string case_anchor(const std::string& element) {
+  const std::smatch m = [&] {
+    std::smatch found;
+    std::regex_search(element, found, std::regex("^<div class=\"case\"[^>]* id=\"([^\"]+)\">"));
+    return found;
+  }();
+  return m.empty() ? "" : m[1].str();
+}
+
+// The cause catalogue's page: import.bad failed and its report names a cause, import.odd
+// failed with an error.type that is none of the catalogue's, device.gpu passed meeting a cause.
+struct CausePage {
+  std::string html;
+  explicit CausePage(const Causes& causes) {
+    Report report = html_report();
+    report.suites.at(2).cases.push_back({"import", "odd", 1, Verdict::Failure, "assertion",
+                                         "odd exit", "the body", ""});
+    const CaseReports json{
+        {"import.bad", report_naming("LoaderError", "libtorch was found but <failed> to load.")},
+        {"import.odd", report_naming("TorchMissing", "libtorch was not found.")},
+        {"device.gpu", report_naming("NoDeviceNodes", "No usable GPU.")}};
+    html = certificate_html(write_junit(report), json, causes);
+  }
+};
+
+TEST(JunitHtml, AFailedCaseShowsTheCauseItsReportNamesWithItsNextAction) {
+  const std::string html = CausePage(sample_causes()).html;
+  const std::string bad = case_element(html, "import.bad");
+  ASSERT_FALSE(bad.empty()) << html;
+  EXPECT_NE(bad.find("<div class=\"cause\" data-cause=\"loader_error\">\n<div "
+                     "class=\"cause-title\">Cause: <a href=\"#cause-loader_error\">libtorch "
+                     "&lt;not&gt; loaded</a> (<code>LoaderError</code>), import layer, "
+                     "TORCH_IMPORT_FAILED (4)</div>\n<div class=\"next-action\">Next action: "
+                     "Check the libtorch package &amp; its &lt;b&gt;dependencies&lt;/b&gt; | all "
+                     "of them.</div>\n<div class=\"said\">The check said: libtorch was found "
+                     "but &lt;failed&gt; to load.</div>\n</div>\n"),
+            std::string::npos)
+      << bad;
+  // Prominent: right below the reason, above what went wrong and the JSON report.
+  EXPECT_LT(bad.find("<div class=\"reason\">"), bad.find("<div class=\"cause\""));
+  EXPECT_LT(bad.find("<div class=\"cause\""), bad.find("What went wrong")) << bad;
+  EXPECT_LT(bad.find("What went wrong"), bad.find("The check's JSON report")) << bad;
+  // An error.type the catalogue does not hold names no cause.
+  const std::string odd = case_element(html, "import.odd");
+  ASSERT_FALSE(odd.empty()) << html;
+  EXPECT_EQ(odd.find("cause"), std::string::npos) << odd;
+  EXPECT_NE(odd.find("The check's JSON report"), std::string::npos) << odd;
+  // A case that passed meeting a cause names it in one line.
+  const std::string gpu = case_element(html, "device.gpu");
+  EXPECT_NE(gpu.find("<div class=\"cause-met\" data-cause=\"no_device_nodes\">Cause met: <a "
+                     "href=\"#cause-no_device_nodes\">no GPU device node in the container</a> "
+                     "(<code>NoDeviceNodes</code>)</div>"),
+            std::string::npos)
+      << gpu;
+  EXPECT_EQ(gpu.find("Next action"), std::string::npos) << gpu;
+  // Markup of the catalogue is text; links stay within the page.
+  EXPECT_EQ(html.find("<b>"), std::string::npos);
+  EXPECT_FALSE(std::regex_search(html, std::regex("href=\"[^#]"))) << html;
+}
+
+TEST(JunitHtml, TheCausesSectionListsTheCatalogueLinkedToTheCasesThatMetThem) {
+  const std::string html = CausePage(sample_causes()).html;
+  const std::size_t at = html.find("<section id=\"causes\" data-causes=\"3\" data-met=\"2\">");
+  ASSERT_NE(at, std::string::npos) << html;
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_NE(section.find("<h2>Causes the check tells apart</h2>"), std::string::npos);
+  EXPECT_NE(section.find("<tr><th>layer</th><th>cause</th><th>error.type</th><th>next action"
+                         "</th><th>met in this run by</th></tr>"),
+            std::string::npos)
+      << section;
+  std::size_t rows = 0;
+  for (std::size_t p = section.find("<tr id=\"cause-"); p != std::string::npos;
+       p = section.find("<tr id=\"cause-", p + 1))
+    ++rows;
+  EXPECT_EQ(rows, 3u) << section;
+  const std::string bad = case_anchor(case_element(html, "import.bad"));
+  const std::string gpu = case_anchor(case_element(html, "device.gpu"));
+  ASSERT_FALSE(bad.empty());
+  ASSERT_NE(bad, gpu);
+  EXPECT_NE(section.find("<tr id=\"cause-no_device_nodes\" data-cause=\"no_device_nodes\" "
+                         "data-error-type=\"NoDeviceNodes\" data-met=\"1\" class=\"met\"><td>"
+                         "device</td><td>no GPU device node in the container</td><td><code>"
+                         "NoDeviceNodes</code></td><td>Start the container with its GPUs exposed "
+                         "(--gpus or the device plugin).</td><td><a href=\"#" + gpu +
+                         "\" class=\"passed\">device.gpu [pypi]</a></td></tr>"),
+            std::string::npos)
+      << section;
+  EXPECT_NE(section.find("<tr id=\"cause-loader_error\" data-cause=\"loader_error\" "
+                         "data-error-type=\"LoaderError\" data-met=\"1\" class=\"met "
+                         "by-failed\"><td>import</td><td>libtorch &lt;not&gt; loaded</td>"),
+            std::string::npos)
+      << section;
+  EXPECT_NE(section.find("<a href=\"#" + bad + "\" class=\"failed\">import.bad [pypi]</a>"),
+            std::string::npos)
+      << section;
+  EXPECT_NE(section.find("data-error-type=\"GpuFault\" data-met=\"0\"><td>compute</td><td>a "
+                         "GPU fault</td><td><code>GpuFault</code></td><td>Check dmesg for Xid "
+                         "errors and drain the node.</td><td>-</td></tr>"),
+            std::string::npos)
+      << section;
+}
+
+TEST(JunitHtml, WithoutACatalogueNoCaseNamesACause) {
+  const std::string html = CausePage({}).html;
+  EXPECT_EQ(html.find("class=\"cause"), std::string::npos) << html;
+  EXPECT_NE(html.find("<section id=\"causes\" data-causes=\"0\" data-met=\"0\">\n<h2>Causes "
+                      "the check tells apart</h2>\n<p>No cause catalogue given (kernodeck-junit "
+                      "without --causes).</p>\n</section>"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.find("<table id=\"cause-table\">"), std::string::npos) << html;
+  EXPECT_NE(case_element(html, "import.bad").find("The check's JSON report"), std::string::npos);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <tinyxml2.h>
 
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -36,14 +37,39 @@ std::string markdown_cell(const std::string& text) {
   return out.empty() ? "(no reason given)" : out;
 }
 
-}  // namespace
-
-std::string summary_markdown(const std::string& junit_xml) {
-  tinyxml2::XMLDocument doc;
-  const tinyxml2::XMLElement* root = parse_report_xml(doc, junit_xml);
-
+// What the summary is made of, read from the report.
+struct SummaryParts {
   std::string certificates, rows;
   std::size_t listed = 0;
+};
+
+// "title (`Type`): next action" of the cause the case's report names, or "-".
+std::string cause_cell(const CaseReports& case_json, const Causes& causes,
+                       const std::string& variant, const std::string& classname,
+                       const std::string& id) {
+  std::string layer = classname;
+  if (layer.rfind(kClassPrefix, 0) == 0) layer = layer.substr(std::string(kClassPrefix).size());
+  const std::string* json = report_of_case(case_json, variant, layer, id);
+  const std::optional<MetCause> met = json ? cause_met(causes, *json) : std::nullopt;
+  if (!met) return "-";
+  return markdown_cell(met->row->title + " (`" + met->row->error_type +
+                       "`): " + met->row->next_action);
+}
+
+// The certificate's text of `tc`, under the suite's name.
+void add_certificate(const tinyxml2::XMLElement* s, const tinyxml2::XMLElement* tc,
+                     SummaryParts& parts) {
+  const auto* failure = tc->FirstChildElement("failure");
+  std::string text = failure ? all_text(failure) : all_text(tc->FirstChildElement("system-out"));
+  if (failure) text = text.substr(text.find('\n') + 1);  // the message repeats line one
+  parts.certificates += "## " + attr(s, "name") + "\n\n";
+  for (const std::string& line : lines_of(text)) parts.certificates += line + "  \n";
+  parts.certificates += "\n";
+}
+
+SummaryParts read_summary(const tinyxml2::XMLElement* root, const CaseReports& case_json,
+                          const Causes& causes) {
+  SummaryParts parts;
   for (const auto* s = root->FirstChildElement("testsuite"); s;
        s = s->NextSiblingElement("testsuite")) {
     const std::string variant = suite_variant(s);
@@ -51,38 +77,46 @@ std::string summary_markdown(const std::string& junit_xml) {
          tc = tc->NextSiblingElement("testcase")) {
       const std::string classname = attr(tc, "classname");
       if (classname == std::string(kClassPrefix) + kCertificateLayer) {
-        const auto* failure = tc->FirstChildElement("failure");
-        std::string text = failure ? all_text(failure) : all_text(tc->FirstChildElement("system-out"));
-        if (failure) text = text.substr(text.find('\n') + 1);  // the message repeats line one
-        certificates += "## " + attr(s, "name") + "\n\n";
-        for (const std::string& line : lines_of(text)) certificates += line + "  \n";
-        certificates += "\n";
+        add_certificate(s, tc, parts);
         continue;
       }
-      const char* verdicts[] = {"failure", "error", "skipped"};
-      for (const char* v : verdicts) {
+      for (const char* v : {"failure", "error", "skipped"}) {
         const auto* e = tc->FirstChildElement(v);
         if (!e) continue;
-        const std::string shown = std::string(v) == "failure" ? "failed"
-                                  : std::string(v) == "error" ? "error"
-                                                              : "skipped";
-        rows += "| " + markdown_cell(variant.empty() ? "-" : variant) + " | `" + classname +
-                "." + attr(tc, "name") + "` | " + shown + " | " +
-                markdown_cell(attr(e, "message")) + " |\n";
-        ++listed;
+        const std::string shown = std::string(v) == "failure" ? "failed" : v;
+        const std::string cause = shown == "skipped" ? "-"
+                                  : cause_cell(case_json, causes, variant, classname,
+                                               attr(tc, "name"));
+        parts.rows += "| " + markdown_cell(variant.empty() ? "-" : variant) + " | `" +
+                      classname + "." + attr(tc, "name") + "` | " + shown + " | " +
+                      markdown_cell(attr(e, "message")) + " | " + cause + " |\n";
+        ++parts.listed;
       }
     }
   }
+  return parts;
+}
+
+}  // namespace
+
+std::string summary_markdown(const std::string& junit_xml, const CaseReports& case_json,
+                             const Causes& causes) {
+  tinyxml2::XMLDocument doc;
+  const tinyxml2::XMLElement* root = parse_report_xml(doc, junit_xml);
+  const SummaryParts parts = read_summary(root, case_json, causes);
+  const std::string& certificates = parts.certificates;
   std::string out = "# " + attr(root, "name") + ": certificate\n\n";
   out += "tests " + attr(root, "tests") + ", failures " + attr(root, "failures") + ", errors " +
          attr(root, "errors") + ".\n\n";
   out += certificates.empty() ? "No certificate in this report (kernodeck-junit without --cases).\n\n"
                               : certificates;
   out += "## Failures, errors and skips\n\n";
-  if (listed == 0) {
+  if (parts.listed == 0) {
     out += "None.\n";
   } else {
-    out += "| variant | case | verdict | reason |\n|---|---|---|---|\n" + rows;
+    out += "| variant | case | verdict | reason | cause and next action |\n"
+           "|---|---|---|---|---|\n" +
+           parts.rows;
   }
   return out;
 }

@@ -23,7 +23,7 @@ using namespace kd::junit::testing;
 TEST(JunitSummary, MarkdownHoldsTheCertificateAndEveryReason) {
   Report report = certified_report(true);
   add_certificate_case(report);
-  const std::string md = summary_markdown(write_junit(report));
+  const std::string md = summary_markdown(write_junit(report), {}, {});
   EXPECT_EQ(md.rfind("# kd: certificate\n", 0), 0u) << md;
   EXPECT_NE(md.find("## certificate [pypi]\n"), std::string::npos) << md;
   EXPECT_NE(md.find("NOT CERTIFIED"), std::string::npos) << md;
@@ -36,13 +36,48 @@ TEST(JunitSummary, MarkdownHoldsTheCertificateAndEveryReason) {
 
   Report passing = certified_report(false);
   add_certificate_case(passing);
-  const std::string clean = summary_markdown(write_junit(passing));
+  const std::string clean = summary_markdown(write_junit(passing), {}, {});
   EXPECT_NE(clean.find("CERTIFIED, no case failed"), std::string::npos) << clean;
-  EXPECT_NE(clean.find("| variant | case | verdict | reason |\n|---|---|---|---|\n"
-                       "| pypi | `kernodeck.cli.gpu` | skipped | no GPU |\n"),
+  EXPECT_NE(clean.find("| variant | case | verdict | reason | cause and next action |\n"
+                       "|---|---|---|---|---|\n| pypi | `kernodeck.cli.gpu` | skipped | no GPU | - |\n"),
             std::string::npos)
       << clean;
-  EXPECT_THROW(summary_markdown("not xml"), InputError);
+  EXPECT_THROW(summary_markdown("not xml", {}, {}), InputError);
+}
+
+TEST(JunitSummary, AFailureNamesTheCauseItsReportNamesAndTheNextAction) {
+  Report report = certified_report(true);
+  add_certificate_case(report);
+  const std::string xml = write_junit(report);
+  const Causes causes = sample_causes();
+  // Under the variant's key, as a merged report keys it.
+  const std::string md = summary_markdown(
+      xml, {{"pypi/probe.bad", report_naming("GpuFault", "The computation failed.")}}, causes);
+  EXPECT_NE(md.find("| variant | case | verdict | reason | cause and next action |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| pypi | `kernodeck.probe.bad` | failed | wrong product | a GPU fault "
+                    "(`GpuFault`): Check dmesg for Xid errors and drain the node. |\n"),
+            std::string::npos)
+      << md;
+  // A skip names no cause.
+  EXPECT_NE(md.find("| pypi | `kernodeck.cli.gpu` | skipped | no GPU | - |\n"), std::string::npos)
+      << md;
+  // The cell keeps its words: a pipe in them is escaped.
+  const std::string piped =
+      summary_markdown(xml, {{"probe.bad", report_naming("LoaderError", "x")}}, causes);
+  EXPECT_NE(piped.find("| wrong product | libtorch <not> loaded (`LoaderError`): Check the "
+                       "libtorch package & its <b>dependencies</b> \\| all of them. |\n"),
+            std::string::npos)
+      << piped;
+  // An error.type the catalogue does not hold, and no catalogue, name none.
+  for (const std::string& other :
+       {summary_markdown(xml, {{"probe.bad", report_naming("TorchMissing", "x")}}, causes),
+        summary_markdown(xml, {{"probe.bad", report_naming("GpuFault", "x")}}, {})}) {
+    EXPECT_NE(other.find("| pypi | `kernodeck.probe.bad` | failed | wrong product | - |\n"),
+              std::string::npos)
+        << other;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "junit_causes.hpp"
 #include "junit_report.hpp"
 
 namespace kd::junit::testing {
@@ -104,6 +105,34 @@ inline Report certified_report(bool failing) {
   c.gpu_declared = "yes";
   report.certificate = c;
   return report;
+}
+
+// A cause catalogue as kernodeck-causes --json prints it, trimmed to three rows; the second's
+// words carry markup.
+inline const char* const kSampleCauses = R"json([
+  {"key": "no_device_nodes", "title": "no GPU device node in the container", "stage": "device",
+   "code": "GPU_UNAVAILABLE", "exit_code": 6, "error_type": "NoDeviceNodes",
+   "runtime_errors": [100, 999], "recognised": "runtime error 100 and no /dev/nvidiaN",
+   "message": "No usable GPU in this process: no {vendor} device node.",
+   "next_action": "Start the container with its GPUs exposed (--gpus or the device plugin)."},
+  {"key": "loader_error", "title": "libtorch <not> loaded", "stage": "import",
+   "code": "TORCH_IMPORT_FAILED", "exit_code": 4, "error_type": "LoaderError",
+   "runtime_errors": [], "recognised": "any other words of the loader",
+   "message": "libtorch was found but failed to load.",
+   "next_action": "Check the libtorch package & its <b>dependencies</b> | all of them."},
+  {"key": "gpu_fault", "title": "a GPU fault", "stage": "compute", "code": "RUNTIME_ERROR",
+   "exit_code": 9, "error_type": "GpuFault", "runtime_errors": [700, 719],
+   "recognised": "runtime error 700 or 719", "message": "The computation failed with a GPU fault.",
+   "next_action": "Check dmesg for Xid errors and drain the node."}
+])json";
+
+inline Causes sample_causes() { return parse_causes(kSampleCauses, "sample"); }
+
+// The check's JSON report of a case that failed with `type` in its error.
+inline std::string report_naming(const std::string& type, const std::string& message) {
+  return "{\"tool\": {\"name\": \"kernodeck-diagnostic\"}, \"status\": \"failed\", "
+         "\"message\": \"" + message + "\", \"error\": {\"type\": \"" + type +
+         "\", \"message\": \"runtime error\"}}";
 }
 
 }  // namespace kd::junit::testing

@@ -158,7 +158,7 @@ TEST(JunitPromise, ReadFromGoogleTestsParameterAndWrittenFirstInEveryVerdictsOut
   EXPECT_EQ(tc->FirstChildElement("system-out"), nullptr);
 
   // The HTML page shows the recorded promise, whatever the source declares.
-  const std::string html = certificate_html(xml, {});
+  const std::string html = certificate_html(xml, {}, {});
   EXPECT_NE(html.find("Promise: a pass keeps its promise"), std::string::npos) << html;
   EXPECT_NE(html.find("Promise: a GPU case"), std::string::npos) << html;
 }

@@ -6,16 +6,17 @@
 //   kernodeck-junit publish --reports DIR --source-root DIR
 //                   (--gtest-xml DIR [--ctest-junit FILE] [--ctest-tests FILE] [--variant NAME]
 //                    [--commit TEXT] | --merge FILE...)
-//                   [--title NAME] [--machine-path DIR]... [--no-machine-scan REASON]
+//                   [--title NAME] [--causes FILE] [--machine-path DIR]... [--no-machine-scan REASON]
 //   kernodeck-junit --ctest-junit FILE --gtest-xml DIR --output FILE
 //                   [--ctest-tests FILE] [--variant NAME] [--title NAME]
 //                   [--cases DIR [--commit TEXT] [--gpu-declared yes|no]]
 //                   [--source-root DIR] [--hide-prefix DIR]... [--summary FILE] [--html FILE]
+//                   [--causes FILE]
 //   kernodeck-junit --gtest-xml DIR --output FILE [...the options above but --ctest-junit]
 //   kernodeck-junit --merge FILE... --output FILE [--title NAME] [--summary FILE] [--html FILE]
-//                   [--source-root DIR]
+//                   [--source-root DIR] [--causes FILE]
 //   kernodeck-junit --fleet DIR (--expect NODE.UNIT... | --expect-file FILE)... --output FILE
-//                   [--title NAME] [--commit TEXT] [--summary FILE] [--html FILE]
+//                   [--title NAME] [--commit TEXT] [--summary FILE] [--html FILE] [--causes FILE]
 //
 // publish         writes DIR/junit.xml, DIR/summary.md and DIR/index.html of the run (its
 //                 certificate from the check's reports in DIR/cases; the commit as git tells it
@@ -78,7 +79,12 @@
 //                 device, compute) as a ladder with their state, every case by layer with the
 //                 promise it recorded ("Promise: ..." first in its system-out), verdict and
 //                 reason, and its JSON report from --cases inline; with --merge, from the cases/
-//                 folder beside each merged report (reports/<variant>/cases).
+//                 folder beside each merged report (reports/<variant>/cases); last, the causes
+//                 the check tells apart (from --causes), each linked to the cases that met it.
+// --causes        the check's cause catalogue as `kernodeck-causes --json` prints it (the
+//                 build writes it to build-*/causes.json; every pipeline passes it): in the
+//                 summary and the page, a failed case whose report's error.type is one of its
+//                 causes names that cause and its next action. Without it they name none.
 //
 // Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
 // exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
@@ -114,7 +120,7 @@ struct Args {
   junit::RunInputs run;
   std::string output;
   std::vector<std::string> merge;
-  std::string source_root, summary, html;
+  std::string source_root, summary, html, causes;
   std::vector<std::string> hidden;
   std::string fleet_dir;
   std::vector<std::string> expect, expect_files;
@@ -160,6 +166,9 @@ void add_certificate_options(CLI::App& app, Args& a) {
       ->type_name("DIR");
   app.add_option("--summary", a.summary, "also write a Markdown summary")->type_name("FILE");
   app.add_option("--html", a.html, "also write the certificate as a self-contained HTML page")
+      ->type_name("FILE");
+  app.add_option("--causes", a.causes,
+                 "the check's cause catalogue (kernodeck-causes --json): each failed case's cause")
       ->type_name("FILE");
 }
 
@@ -215,6 +224,9 @@ CLI::App* add_publish(CLI::App& app, junit::PublishOptions& o) {
       ->type_name("TEXT")
       ->needs(gtest);
   p->add_option("--title", o.title, "name of the report (<testsuites name>)")->type_name("NAME");
+  p->add_option("--causes", o.causes,
+                "the check's cause catalogue (kernodeck-causes --json): each failed case's cause")
+      ->type_name("FILE");
   p->add_option("--machine-path", o.machine_paths, "a folder of this machine (the build tree)")
       ->type_name("DIR")
       ->allow_extra_args(false);
@@ -248,6 +260,7 @@ int fleet_run(Args a) {
         junit::parse_expected(junit::read_input(file, "expected list"));
     a.expect.insert(a.expect.end(), listed.begin(), listed.end());
   }
+  const junit::Causes causes = junit::read_causes(a.causes);
   junit::Fleet fleet = junit::read_fleet(a.fleet_dir, a.expect);
   for (const std::string& warning : fleet.warnings)
     std::cerr << "kernodeck-junit: warning: " << warning << '\n';
@@ -255,8 +268,9 @@ int fleet_run(Args a) {
   const junit::Report report = junit::fleet_report(fleet, a.run.title);
   const std::string xml = junit::write_junit(report);
   junit::write_output(a.output, xml);
-  if (!a.summary.empty()) junit::write_output(a.summary, junit::fleet_markdown(fleet, xml));
-  if (!a.html.empty()) junit::write_output(a.html, junit::fleet_html(fleet, xml));
+  if (!a.summary.empty())
+    junit::write_output(a.summary, junit::fleet_markdown(fleet, xml, causes));
+  if (!a.html.empty()) junit::write_output(a.html, junit::fleet_html(fleet, xml, causes));
   std::cout << junit::summary_line(report.counts()) << std::endl;
   return 0;
 }
@@ -264,9 +278,10 @@ int fleet_run(Args a) {
 int convert_run(const Args& a) {
   const junit::PathScrub scrub = junit::path_scrub(a.source_root, a.hidden);
   const junit::OutputFiles out{a.output, a.summary, a.html};
+  const junit::Causes causes = junit::read_causes(a.causes);
   const junit::Written written =
-      a.merge.empty() ? junit::write_run(a.run, scrub, out, std::cerr)
-                      : junit::write_merged(a.merge, a.run.title, scrub, out, std::cerr);
+      a.merge.empty() ? junit::write_run(a.run, scrub, out, causes, std::cerr)
+                      : junit::write_merged(a.merge, a.run.title, scrub, out, causes, std::cerr);
   std::cout << junit::summary_line(written.counts) << std::endl;
   return 0;
 }

@@ -6,16 +6,18 @@
 # cmake/KernodeckConformanceReport.cmake. Two runs with different filters, on a PATH without
 # xmllint: each report holds its own cases only, a case that crashed or hung is an error, the
 # cleanup step says that the report validates against junit-10.xsd, and it does (xmllint,
-# outside the runs, agrees).
+# outside the runs, agrees), and the page holds the cause catalogue the step was given (CAUSES,
+# the build's causes.json).
 #
-# usage: plain_ctest_test.sh SAMPLE KERNODECK_JUNIT CTEST CMAKE SOURCE_ROOT
+# usage: plain_ctest_test.sh SAMPLE KERNODECK_JUNIT CTEST CMAKE SOURCE_ROOT CAUSES_JSON
 set -euo pipefail
 
-if [[ $# -ne 5 ]]; then
-  echo "usage: $0 SAMPLE KERNODECK_JUNIT CTEST CMAKE SOURCE_ROOT" >&2
+if [[ $# -ne 6 ]]; then
+  echo "usage: $0 SAMPLE KERNODECK_JUNIT CTEST CMAKE SOURCE_ROOT CAUSES_JSON" >&2
   exit 2
 fi
 sample=$(realpath "$1") tool=$(realpath "$2") ctest=$3 cmake=$4 source_root=$(realpath "$5")
+causes=$(realpath "$6")
 script=$source_root/cmake/KernodeckConformanceReport.cmake
 xsd=$source_root/reporting/junit-10.xsd
 command -v xmllint >/dev/null 2>&1 || {
@@ -38,7 +40,8 @@ fail() {
        "\"-DXML=$xml\" -P \"$script\")"
   echo "set_tests_properties(conformance.report_start PROPERTIES FIXTURES_SETUP kernodeck_report)"
   echo "add_test(conformance.report \"$cmake\" -DSTEP=report \"-DREPORTS=$reports\"" \
-       "\"-DXML=$xml\" \"-DJUNIT=$tool\" \"-DSOURCE=$source_root\" -P \"$script\")"
+       "\"-DXML=$xml\" \"-DJUNIT=$tool\" \"-DSOURCE=$source_root\" \"-DCAUSES=$causes\"" \
+       "-P \"$script\")"
   echo "set_tests_properties(conformance.report PROPERTIES FIXTURES_CLEANUP kernodeck_report)"
   # The same command line gtest_discover_tests(XML_OUTPUT_DIR) generates.
   for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run/healthy \
@@ -93,6 +96,9 @@ expect "run 1: the certificate fails" \
 grep -q segfault "$reports/summary.md" || fail "run 1: summary.md does not name segfault"
 grep -q 'data-case="probe.segfault" data-verdict="error"' "$reports/index.html" ||
   fail "run 1: index.html does not show segfault as an error"
+rows=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$causes")
+grep -qF "<section id=\"causes\" data-causes=\"$rows\"" "$reports/index.html" ||
+  fail "run 1: index.html does not hold the $rows causes of $causes"
 
 # 2. Another selection: the report holds that case only, nothing of run 1.
 PATH=$work/bin "$ctest" --test-dir "$project" -R 'probe\.run/healthy' >"$work/run2.log" 2>&1 ||

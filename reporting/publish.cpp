@@ -23,9 +23,13 @@ Written write_report(const PublishOptions& o, const PublishEnvironment& env, std
   const PathScrub scrub = path_scrub(o.source_root, {env.temporary});
   const OutputFiles out{within(o.reports, "junit.xml"), within(o.reports, "summary.md"),
                         within(o.reports, "index.html")};
+  const Causes causes = read_causes(o.causes);
+  if (o.causes.empty())
+    log << "kernodeck-junit: no cause catalogue (--causes): summary.md and index.html name no "
+           "cause\n";
   std::error_code ec;
   fs::create_directories(o.reports, ec);
-  if (!o.merge.empty()) return write_merged(o.merge, o.title, scrub, out, log);
+  if (!o.merge.empty()) return write_merged(o.merge, o.title, scrub, out, causes, log);
   RunInputs run;
   run.gtest_dir = o.gtest_xml;
   run.ctest_junit = o.ctest_junit;
@@ -36,7 +40,7 @@ Written write_report(const PublishOptions& o, const PublishEnvironment& env, std
   fs::create_directories(run.cases_dir, ec);  // a run whose cases wrote no report has none
   run.commit = !o.commit.empty() ? o.commit : commit_mark(o.source_root).value_or("");
   run.gpu_declared = env.gpu_declared ? "yes" : "no";
-  return write_run(run, scrub, out, log);
+  return write_run(run, scrub, out, causes, log);
 }
 
 // One whole line at a time: CTest merges a test's stdout and stderr as they arrive, and a line

@@ -7,6 +7,7 @@
 //
 //   PublishOptions o;
 //   o.reports = "reports/debian"; o.source_root = "."; o.gtest_xml = "build-debian/gtest-xml";
+//   o.causes = "build-debian/causes.json";
 //   Published p = publish(o, environment_of_this_process(), std::cerr);
 #pragma once
 
@@ -30,6 +31,10 @@ struct PublishOptions {
   // Or the reports to merge, one per variant (then no run).
   std::vector<std::string> merge;
   std::string title = "kernodeck-diagnostic";
+  // The check's cause catalogue, as kernodeck-causes --json printed it (the build's causes.json):
+  // summary.md and index.html name the cause and next action of each failed case whose report
+  // names one. Empty: they name none, and the pipeline says so.
+  std::string causes;
   // The commit the run certifies; empty: git is asked (commit_mark), "unknown" outside a git
   // work tree. A packed kit, which has no git tree, gives the commit it was packed from.
   std::string commit;

@@ -7,16 +7,18 @@
 #   - a report the schema refuses, a case skipped without a reason and a report that names this
 #     machine each fail the command (exit 1) with the reason, and the other checks still run;
 #   - --no-machine-scan says why instead of scanning; --commit is taken as given;
+#   - --causes (the build's causes.json) puts the catalogue into index.html; without it the
+#     pipeline says that the pages name no cause; one it cannot read fails the command;
 #   - usage errors exit 2.
 #
-# usage: publish_test.sh SAMPLE KERNODECK_JUNIT SOURCE_ROOT
+# usage: publish_test.sh SAMPLE KERNODECK_JUNIT SOURCE_ROOT CAUSES_JSON
 set -euo pipefail
 
-if [[ $# -ne 3 ]]; then
-  echo "usage: $0 SAMPLE KERNODECK_JUNIT SOURCE_ROOT" >&2
+if [[ $# -ne 4 ]]; then
+  echo "usage: $0 SAMPLE KERNODECK_JUNIT SOURCE_ROOT CAUSES_JSON" >&2
   exit 2
 fi
-sample=$(realpath "$1") tool=$(realpath "$2") source_root=$(realpath "$3")
+sample=$(realpath "$1") tool=$(realpath "$2") source_root=$(realpath "$3") causes=$(realpath "$4")
 xsd=$source_root/reporting/junit-10.xsd
 command -v xmllint >/dev/null 2>&1 || {
   echo "junit.publish: FAILED: xmllint is missing; run ./ci/setup --junit-consumer" >&2
@@ -57,7 +59,8 @@ done
 
 # 1. A run: every file, and every verdict.
 reports=$work/reports
-gpu=1 publish --reports "$reports" --gtest-xml "$gx" --source-root "$source_root" --variant v
+gpu=1 publish --reports "$reports" --gtest-xml "$gx" --source-root "$source_root" --variant v \
+  --causes "$causes"
 [[ $status == 0 ]] || fail "a good run exited $status: $(cat "$work/err")"
 [[ $(cat "$work/out") == "tests=5 passed=2 failures=2 errors=0 skipped=1" ]] ||
   fail "counts: $(cat "$work/out")"
@@ -86,6 +89,11 @@ grep -qF -- "$work" "$reports/junit.xml" "$reports/index.html" &&
   fail "the temporary folder $work is in the report"
 grep -q 'Case declared at reporting/sample_cases.cpp:[0-9]' "$reports/junit.xml" ||
   fail "junit.xml does not say where the failing case is declared"
+rows=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$causes")
+grep -qF "<section id=\"causes\" data-causes=\"$rows\"" "$reports/index.html" ||
+  fail "index.html does not hold the $rows causes of $causes"
+grep -qF "| cause and next action |" "$reports/summary.md" || fail "summary.md has no cause column"
+grep -qF "no cause catalogue" "$work/err" && fail "--causes was given, yet: $(cat "$work/err")"
 
 # 2. A case skipped without a reason fails the run, named; the other checks still run.
 bare=$work/bare-xml
@@ -99,6 +107,7 @@ publish --reports "$work/bare" --gtest-xml "$bare" --source-root "$source_root"
 [[ $status == 1 ]] || fail "a skip without a reason exited $status"
 said "kernodeck-junit: FAILED: $work/bare/junit.xml: cases skipped without a reason (give GTEST_SKIP() one): kernodeck.cli.quiet"
 said "kernodeck-junit: nothing in $work/bare names this machine (3 published files)"
+said "kernodeck-junit: no cause catalogue (--causes): summary.md and index.html name no cause"
 
 # 3. A report the schema refuses: a merged input whose suite time is "-0", which the merge reads
 #    as a number and junit-10.xsd's time pattern does not allow.
@@ -137,7 +146,13 @@ publish --reports "$work/kit" --gtest-xml "$gx" --source-root "$work/src"
 [[ $(property kernodeck.check.commit) == unknown ]] ||
   fail "outside a git tree: $(property kernodeck.check.commit)"
 
-# 6. Usage errors.
+# 6. A cause catalogue that cannot be read fails the run.
+publish --reports "$work/nocauses" --gtest-xml "$gx" --source-root "$source_root" \
+  --causes "$work/absent.json"
+[[ $status == 1 ]] || fail "an unreadable --causes exited $status"
+said "kernodeck-junit: error: cannot read cause catalogue $work/absent.json"
+
+# 7. Usage errors.
 usage() {  # usage WHY ARGS...: exit 2
   local why=$1
   shift

@@ -105,6 +105,13 @@ void run_facts(const FactSources& in, Facts& facts) {
   if (!in.write_error.empty()) facts["write_error"] = std::string(in.write_error);
 }
 
+// The words of the failure itself, where a row quotes them whole (the check's own, as the
+// stable probe's search): its first line, sanitized.
+void words_fact(std::string_view words, const Sanitizer& s, Facts& facts) {
+  std::string line(words.substr(0, words.find('\n')));
+  if (!line.empty()) facts["words"] = s.message(line);
+}
+
 }  // namespace
 
 Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
@@ -121,6 +128,7 @@ Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
                                              : "compute capability " + capability;
   if (in.evidence != nullptr) device_facts(*in.evidence, hip, facts);
   loader_facts(in.error_message, in.evidence, sanitizer, facts);
+  words_fact(in.error_message, sanitizer, facts);
   run_facts(in, facts);
   return facts;
 }

@@ -232,6 +232,37 @@ constexpr CauseInfo kCauses[] = {
      Sign::None, "any other words of the loader",
      "libtorch was found but failed to load.", "Check the libtorch package and its dependencies."},
 
+    // ---- import: the stable probe's libtorch, found through the Python environment ----
+    {CauseId::TorchPackageMissing, "torch_package_missing", "no torch in the Python environment",
+     Stage::Import, Outcome::TorchMissing, "TorchPackageMissing", kTorchSearch, Api::Both, N{},
+     W{}, "", Sign::None,
+     "the stable probe's search: the folder KERNODECK_TORCH_DIR names, or the torch package of "
+     "the Python asked (KERNODECK_TORCH_PYTHON, python3 beside the check, python3 on PATH), "
+     "holds no libtorch",
+     "libtorch cannot be found by this process: {words}.",
+     "Install torch into the Python environment your application runs in (python3 -m pip install "
+     "torch, with that environment's python3) and run the check there, or name the torch folder "
+     "with KERNODECK_TORCH_DIR."},
+    {CauseId::NoPythonForTorch, "no_python_for_torch", "no Python to find torch with",
+     Stage::Import, Outcome::TorchMissing, "NoPythonForTorch", kTorchSearch, Api::Both, N{}, W{},
+     "", Sign::None,
+     "the stable probe's search: neither KERNODECK_TORCH_DIR nor KERNODECK_TORCH_PYTHON is set, "
+     "and there is no python3 beside the check or on PATH",
+     "libtorch cannot be found by this process: the check's stable probe finds libtorch through "
+     "the torch package of a Python environment, and {words}.",
+     "Run the check in your application's Python environment (its python3 on PATH, or "
+     "KERNODECK_TORCH_PYTHON naming it), or name the torch folder with KERNODECK_TORCH_DIR."},
+    {CauseId::StableAbiTooOld, "stable_abi_too_old", "torch older than the stable probe serves",
+     Stage::Import, Outcome::TorchImportFailed, "StableAbiTooOld", kStableProbe, Api::Both, N{},
+     W{}, "", Sign::None,
+     "the stable probe finds the libtorch it loaded without the stable C functions it calls "
+     "(torch_call_dispatcher and the others of torch 2.10), or of a release before 2.10",
+     "libtorch was found but is older than the check's stable probe serves: {words} of the "
+     "stable C functions that came with torch 2.10.",
+     "Use torch 2.10 or newer; or, in an image with a C++ compiler and CMake, build the compiled "
+     "probe against this torch (cmake -S check/probe -B build-probe "
+     "-DKERNODECK_TORCH_PYTHON=python3, then cmake --install build-probe; docs/gpu-runners.md)."},
+
     // ---- compute ----
     {CauseId::NoKernelImage, "no_kernel_image", "no kernel image for this GPU's architecture",
      Stage::Compute, Outcome::RuntimeError, "NoKernelImage", kCompute, Api::Both, N{209}, W{}, "",

@@ -60,6 +60,10 @@ enum class CauseId {
   TorchNotFound,
   DependencyNotFound,
   LoaderError,
+  // import: the stable probe's libtorch not found or too old
+  TorchPackageMissing,
+  NoPythonForTorch,
+  StableAbiTooOld,
   // compute: the computation failed on the GPU
   NoKernelImage,
   GpuFault,
@@ -91,6 +95,8 @@ enum Where : unsigned {
   kWorkerEnd = 32,   // the worker ended without a verdict, at whatever stage it reached
   kAllocation = 64,  // an allocation failed (OUT_OF_MEMORY), at the device or compute stage
   kStdout = 128,     // writing the report to standard output, after a pass
+  kTorchSearch = 256,  // the stable probe's search for the torch of the Python environment
+  kStableProbe = 512,  // the stable probe's check of the libtorch it loaded
 };
 
 // Whose error numbers a row names: a GPU runtime's, or the system's (errno,

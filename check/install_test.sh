@@ -5,9 +5,13 @@
 # It also runs the installed check once with the default device, which on a
 # machine without a GPU must answer as its libtorch implies: GPU_BACKEND_ABSENT
 # for a CPU-only libtorch, GPU_UNAVAILABLE with the cuda backend for a CUDA one.
-#   install_test.sh CMAKE BUILD_DIR CONFORMANCE_COMPUTE_SUITE BACKEND
+# Then, with the compiled probe taken away, the installed stable probe against the
+# same libtorch (TORCH_VARIABLE, how it finds it: KERNODECK_TORCH_PYTHON=... or
+# KERNODECK_TORCH_DIR=...): on a torch from 2.10 it passes on the CPU with the
+# autograd gradient; on an older one (Debian's 1.13) it refuses with StableAbiTooOld.
+#   install_test.sh CMAKE BUILD_DIR CONFORMANCE_COMPUTE_SUITE BACKEND TORCH_VARIABLE
 set -euo pipefail
-cmake=$1 build=$2 suite=$3 backend=$4
+cmake=$1 build=$2 suite=$3 backend=$4 torch_variable=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -16,14 +20,53 @@ mv "$tmp/first" "$tmp/moved"
 check="$tmp/moved/bin/kernodeck-diagnostic"
 [[ -x "$check" ]] || { echo "FAIL: no bin/kernodeck-diagnostic in the installation" >&2; exit 1; }
 
-# Only the program and its probe module are installed.
+# Only the program and its two probe modules are installed.
 extra=$(cd "$tmp/moved" && find . -type f | grep -v -e '^./bin/kernodeck-diagnostic$' \
-          -e '/kernodeck-diagnostic/libkernodeck_probe_torch.so$' || true)
+          -e '/kernodeck-diagnostic/libkernodeck_probe_torch.so$' \
+          -e '/kernodeck-diagnostic/libkernodeck_probe_stable.so$' || true)
 if [[ -n "$extra" ]]; then
-  echo "FAIL: the installation holds more than the check and its probe:" >&2
+  echo "FAIL: the installation holds more than the check and its probes:" >&2
   echo "$extra" >&2
   exit 1
 fi
+
+# The report's field at a JSON pointer ("/error/type"), as text ("null" for null).
+field() {
+  python3 -c 'import json, sys
+v = json.loads(sys.stdin.read())
+for k in sys.argv[1].strip("/").split("/"): v = v[k]
+print("null" if v is None else str(v).lower() if isinstance(v, bool) else v)' "$1"
+}
+
+# The stable probe alone, as the kit and the wheel install it.
+stable_probe() {
+  rm "$tmp/moved/lib/kernodeck-diagnostic/libkernodeck_probe_torch.so"
+  local report status=0 probe version
+  report=$(env "$torch_variable" "$check" --device cpu 2>/dev/null) || status=$?
+  probe=$(field /tool/probe <<<"$report")
+  version=$(field /pytorch/version <<<"$report")
+  if [[ $probe != stable_abi ]]; then
+    echo "FAIL: without the compiled probe the check loaded '$probe', not the stable probe" >&2
+    exit 1
+  fi
+  local major=0 minor=0
+  if [[ $version =~ ^([0-9]+)\.([0-9]+) ]]; then major=${BASH_REMATCH[1]} minor=${BASH_REMATCH[2]}; fi
+  if ((major > 2 || (major == 2 && minor >= 10))); then
+    local want="0 CPU_CHECK_PASSED autograd true 196.0"
+    local got="$status $(field /code <<<"$report") $(field /execution/gradient_source <<<"$report")"
+    got+=" $(field /execution/gradient_verified <<<"$report") $(field /execution/loss <<<"$report")"
+  else
+    local want="4 TORCH_IMPORT_FAILED StableAbiTooOld"
+    local got="$status $(field /code <<<"$report") $(field /error/type <<<"$report")"
+  fi
+  if [[ $got != "$want" ]]; then
+    echo "FAIL: the stable probe on libtorch $version (${torch_variable%%=*}) answered '$got'," \
+         "expected '$want':" >&2
+    echo "$report" >&2
+    exit 1
+  fi
+  echo "stable probe, --device cpu, libtorch $version: $got"
+}
 
 cases='compute.run/cpu_pass_real_libtorch:compute.run/wrong_product:compute.run/worker_crash'
 out=$(KERNODECK_CHECK="$check" KERNODECK_REPORTS_DIR="$tmp/reports" "$suite" --gtest_color=no \
@@ -53,3 +96,4 @@ if [[ $status != "$want_exit" || $code != "$want_code" || $declared != "$backend
   exit 1
 fi
 echo "default device: exit $status, $code, backend $declared"
+stable_probe

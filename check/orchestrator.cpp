@@ -1,11 +1,14 @@
 #include "orchestrator.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 
 #include "causes.hpp"
 #include "host_check.hpp"
 #include "output_file.hpp"
+#include "probe_abi.h"
 #include "kd/supervisor.hpp"
 #include "report.hpp"
 #include "util/files.hpp"
@@ -208,8 +211,11 @@ CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter
 
 }  // namespace
 
-std::string default_probe_path(const std::string& self_exe) {
-  return dirname_of(self_exe) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
+ProbeChoice default_probe(const std::string& self_exe) {
+  const std::string dir = dirname_of(self_exe) + "/";
+  ProbeChoice compiled{dir + KERNODECK_PROBE_RELATIVE_PATH, KD_PROBE_KIND_LIBTORCH};
+  if (access(compiled.path.c_str(), F_OK) == 0) return compiled;
+  return {dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH, KD_PROBE_KIND_STABLE_ABI};
 }
 
 CheckRun internal_error_run(const Options& options, const std::string& what,
@@ -253,7 +259,9 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
   ReportInput in;
   in.options = options;
 
-  std::string probe_path = default_probe_path(self_exe);
+  ProbeChoice probe = default_probe(self_exe);
+  in.probe_kind = probe.kind;
+  std::string probe_path = probe.path;
   if (const char* override_path = std::getenv(kProbeOverrideVariable);
       override_path != nullptr && *override_path != '\0') {
     probe_path = override_path;

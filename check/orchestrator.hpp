@@ -36,7 +36,13 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
 CheckRun internal_error_run(const Options& options, const std::string& what,
                             const ReportWriter& write_stdout);
 
-// The installed probe module, found relative to the binary.
-std::string default_probe_path(const std::string& self_exe);
+// The installed probe module, found relative to the binary: the compiled probe
+// where it is installed, else the stable probe; and its kind (probe_abi.h's
+// KD_PROBE_KIND_*), the report's tool.probe.
+struct ProbeChoice {
+  std::string path;
+  std::string kind;
+};
+ProbeChoice default_probe(const std::string& self_exe);
 
 }  // namespace kd

@@ -17,14 +17,16 @@
 extern "C" {
 #endif
 
-/* Version 2 added device_info, version 3 runtime_status. The entry point's
- * name carries the version, so a module of another version is not even found:
- * define a probe's entry as `const kd_probe* KD_PROBE_ENTRY(void)`. */
-#define KD_PROBE_ABI_VERSION 3u
-#define KD_PROBE_ENTRY kernodeck_probe_v3
+/* Version 2 added device_info, version 3 runtime_status, version 4 the probe's
+ * kind, load_library (a probe that does not link libtorch) and the gradient's
+ * source. The entry point's name carries the version, so a module of another
+ * version is not even found: define a probe's entry as
+ * `const kd_probe* KD_PROBE_ENTRY(void)`. */
+#define KD_PROBE_ABI_VERSION 4u
+#define KD_PROBE_ENTRY kernodeck_probe_v4
 #define KD_PROBE_STRINGIFY_(x) #x
 #define KD_PROBE_STRINGIFY(x) KD_PROBE_STRINGIFY_(x)
-#define KD_PROBE_ENTRY_SYMBOL KD_PROBE_STRINGIFY(KD_PROBE_ENTRY) /* "kernodeck_probe_v3" */
+#define KD_PROBE_ENTRY_SYMBOL KD_PROBE_STRINGIFY(KD_PROBE_ENTRY) /* "kernodeck_probe_v4" */
 
 typedef enum kd_status {
   KD_OK = 0,
@@ -57,11 +59,20 @@ typedef struct kd_gpu_info {
   long long device_count;  /* GPUs visible to this process */
 } kd_gpu_info;
 
+/* How kd_compute_result.gradient was computed. */
+typedef enum kd_gradient_source {
+  KD_GRADIENT_AUTOGRAD = 0, /* libtorch's autograd engine (backward), read back from a.grad */
+  KD_GRADIENT_EXPLICIT = 1  /* the derivative's formula, 2*sum(p) * ones @ b^T, on the device */
+} kd_gradient_source;
+
 typedef struct kd_compute_result {
   float product[4];  /* a @ b, row-major */
   float gradient[4]; /* d loss / d a, row-major */
   float loss;        /* (sum of the product)^2 */
   int synchronized;  /* 1 if the device was synchronized before reading */
+  int gradient_source;         /* a kd_gradient_source: how `gradient` was computed */
+  int explicit_computed;       /* 1 if explicit_gradient holds the formula's gradient too */
+  float explicit_gradient[4];  /* the formula's gradient beside an autograd one, row-major */
 } kd_compute_result;
 
 typedef struct kd_memory_info {
@@ -93,6 +104,12 @@ typedef struct kd_runtime_status {
   char error_text[256]; /* the runtime's own words for the error, "" if none */
 } kd_runtime_status;
 
+/* The probe kinds of kd_probe.kind: one that links libtorch, built against its
+ * C++ headers (the compiled probe), and one that calls only libtorch's stable
+ * C functions, found with dlsym (the stable probe). */
+#define KD_PROBE_KIND_LIBTORCH "libtorch"
+#define KD_PROBE_KIND_STABLE_ABI "stable_abi"
+
 typedef struct kd_probe {
   unsigned abi_version; /* KD_PROBE_ABI_VERSION */
   /* What the library is: versions and the declared backend. Touches no driver. */
@@ -118,6 +135,16 @@ typedef struct kd_probe {
    * number whose words they carry. Loads and starts nothing new. */
   kd_status (*runtime_status)(int device_kind, long long index, const char* failure,
                               kd_runtime_status* out, kd_error* err);
+  /* What the probe is: KD_PROBE_KIND_LIBTORCH or KD_PROBE_KIND_STABLE_ABI. */
+  const char* kind;
+  /* NULL for a probe that links libtorch (the loader loaded it with the probe).
+   * Else asked first, before every other call: loads the libtorch of the torch
+   * folder `torch_dir` (a torch package folder, a libtorch folder, or the
+   * folder holding libtorch.so), as its own `import torch` does. On failure
+   * `err->type` is "loader" with the loader's own words in `err->message`, or
+   * the error.type of a cause of the check's catalogue with its facts (a
+   * libtorch without the stable C functions the probe calls). */
+  kd_status (*load_library)(const char* torch_dir, kd_error* err);
 } kd_probe;
 
 typedef const kd_probe* (*kd_probe_entry_fn)(void);

@@ -22,6 +22,9 @@ bool is_number(const json& v) { return v.is_number(); }
 bool is_backend(const json& v) {
   return v.is_string() && (v == "cuda" || v == "rocm" || v == "none");
 }
+bool is_gradient_source(const json& v) {
+  return v.is_string() && (v == "autograd" || v == "explicit");
+}
 bool is_device(const json& v) {
   if (!v.is_string()) return false;
   const auto& s = v.get_ref<const std::string&>();
@@ -41,7 +44,7 @@ constexpr Field kPytorchFields[] = {
 constexpr Field kExecutionFields[] = {
     {"device", is_device},       {"device_name", is_string},    {"capability", is_string},
     {"product_verified", is_bool}, {"gradient_verified", is_bool},
-    {"loss", is_number},         {"synchronized", is_bool},
+    {"loss", is_number},         {"synchronized", is_bool},  {"gradient_source", is_gradient_source},
 };
 constexpr Field kTimingFields[] = {
     {"load", is_nonneg_number}, {"device_init", is_nonneg_number}, {"compute", is_nonneg_number}};
@@ -112,6 +115,7 @@ ojson execution_skeleton() {
           {"gradient_verified", nullptr},
           {"loss", nullptr},
           {"synchronized", nullptr},
+          {"gradient_source", nullptr},
           {"timings_ms", {{"load", nullptr}, {"device_init", nullptr}, {"compute", nullptr}}},
           {"memory", nullptr}};
 }

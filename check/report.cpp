@@ -144,7 +144,7 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
       {"tool",
        {{"name", kToolName},
         {"version", kToolVersion},
-        {"probe", in.probe_override ? "override" : "libtorch"}}},
+        {"probe", in.probe_override ? std::string("override") : in.probe_kind}}},
       {"status", is_pass(in.outcome) ? "passed" : "failed"},
       {"code", row.code},
       {"exit_code", row.exit_code},

@@ -27,6 +27,7 @@ struct ReportInput {
   std::optional<HostCheckResult> host;
   bool output_written = false;
   bool probe_override = false;  // a probe module named by KERNODECK_PROBE_MODULE
+  std::string probe_kind = "libtorch";  // the installed probe's: "libtorch" or "stable_abi"
   // A cause the check recognised (causes.hpp): the message says it instead
   // of the meaning and next action.
   std::optional<Cause> cause;

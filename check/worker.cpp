@@ -14,7 +14,9 @@
 #include "causes.hpp"
 #include "loader_error.hpp"
 #include "protocol.hpp"
+#include "torch_location.hpp"
 #include "util/files.hpp"
+#include "util/time.hpp"
 
 namespace kd {
 namespace {
@@ -133,6 +135,22 @@ std::optional<Evidence> library_evidence(const std::string& loader_words,
   return e;
 }
 
+// The loader refused libtorch (or the probe module with it): the cause from
+// its words, looking where it looks from `requester`, the object whose needs
+// it was resolving.
+void finish_loader_error(Stages& s, const std::string& words, const std::string& requester) {
+  std::optional<Evidence> evidence = library_evidence(words, requester);
+  s.finish_cause(recognise_loader(words, evidence ? evidence->library : std::nullopt), words,
+                 std::move(evidence));
+}
+
+// This binary, as the kernel started it.
+std::string self_executable_path() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
 }  // namespace
 
 std::vector<std::string> worker_argv(const std::string& self_exe, const WorkerRequest& r) {
@@ -159,7 +177,9 @@ bool parse_worker_argv(const std::vector<std::string>& args, WorkerRequest& r) {
 Verification verify(const kd_compute_result& r) {
   Verification v;
   v.product_ok = matches(r.product, kProduct);
-  v.gradient_ok = matches(r.gradient, kGradient);
+  // Beside an autograd gradient the stable probe gives the formula's as well: both must hold.
+  const bool explicit_ok = r.explicit_computed == 0 || matches(r.explicit_gradient, kGradient);
+  v.gradient_ok = matches(r.gradient, kGradient) && explicit_ok;
   v.loss_ok = r.loss == kExpectedLoss;
   if (!v.product_ok) {
     v.problem = "product " + matrix_text(r.product) + " differs from the expected " +
@@ -168,9 +188,14 @@ Verification verify(const kd_compute_result& r) {
     std::ostringstream s;
     s << "loss " << r.loss << " differs from the expected " << kExpectedLoss;
     v.problem = s.str();
-  } else if (!v.gradient_ok) {
-    v.problem = "gradient " + matrix_text(r.gradient) + " differs from the expected " +
+  } else if (!matches(r.gradient, kGradient)) {
+    v.problem = std::string(r.gradient_source == KD_GRADIENT_EXPLICIT ? "explicit " : "") +
+                "gradient " + matrix_text(r.gradient) + " differs from the expected " +
                 matrix_text(kGradient);
+  } else if (!v.gradient_ok) {
+    v.problem = "explicit gradient " + matrix_text(r.explicit_gradient) +
+                " differs from the expected " + matrix_text(kGradient) +
+                " (the autograd gradient is right)";
   }
   return v;
 }
@@ -320,6 +345,8 @@ void compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& 
                         {"gradient_verified", v.gradient_ok},
                         {"loss", loss},
                         {"synchronized", gpu ? ojson(r.synchronized != 0) : ojson(nullptr)},
+                        {"gradient_source",
+                         r.gradient_source == KD_GRADIENT_EXPLICIT ? "explicit" : "autograd"},
                         {"timings_ms", {{"compute", ms_since(compute_start)}}},
                         {"memory", memory}});
   if (!v.product_ok || !v.gradient_ok || !v.loss_ok) {
@@ -344,32 +371,33 @@ void run_stages(const kd_probe& probe, const WorkerRequest& request, const Event
   compute_stage(probe, request, s, err);
 }
 
-void run_worker(const WorkerRequest& request, const EventSink& sink) {
-  Stages s(sink);
-  s.enter(Stage::Import);
+namespace {
+
+// The probe module, loaded (and with a compiled probe libtorch too); nullptr
+// once it has finished the run.
+const kd_probe* load_probe(const WorkerRequest& request, Stages& s, double& load_ms) {
   if (access(request.probe_path.c_str(), R_OK) != 0) {
     s.finish(Outcome::InternalError,
              ErrorInfo{"ProbeMissing", "the check's probe module is missing or unreadable: " +
                                            std::string(strerror(errno))});
-    return;
+    return nullptr;
   }
   auto load_start = std::chrono::steady_clock::now();
   // RTLD_NOW: an unresolvable symbol of libtorch is an import failure now,
   // not a crash later.
   void* handle = dlopen(request.probe_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  double load_ms = ms_since(load_start);
+  load_ms = ms_since(load_start);
   if (handle == nullptr) {
     const char* text = dlerror();
-    std::string message = text != nullptr ? text : "the loader gave no reason";
-    std::optional<Evidence> evidence = library_evidence(message, request.probe_path);
-    s.finish_cause(recognise_loader(message, evidence ? evidence->library : std::nullopt),
-                   message, std::move(evidence));
-    return;
+    finish_loader_error(s, text != nullptr ? text : "the loader gave no reason", request.probe_path);
+    return nullptr;
   }
-  s.facts("execution", {{"timings_ms", {{"load", load_ms}}}});
   auto entry = reinterpret_cast<kd_probe_entry_fn>(dlsym(handle, KD_PROBE_ENTRY_SYMBOL));
   const kd_probe* probe = entry != nullptr ? entry() : nullptr;
-  if (probe == nullptr || probe->abi_version != KD_PROBE_ABI_VERSION ||
+  const bool kind_known = probe != nullptr && probe->kind != nullptr &&
+                          (std::strcmp(probe->kind, KD_PROBE_KIND_LIBTORCH) == 0 ||
+                           std::strcmp(probe->kind, KD_PROBE_KIND_STABLE_ABI) == 0);
+  if (probe == nullptr || probe->abi_version != KD_PROBE_ABI_VERSION || !kind_known ||
       probe->library_info == nullptr || probe->gpu_info == nullptr ||
       probe->init_device == nullptr || probe->compute == nullptr || probe->memory == nullptr ||
       probe->device_info == nullptr || probe->runtime_status == nullptr) {
@@ -377,10 +405,57 @@ void run_worker(const WorkerRequest& request, const EventSink& sink) {
              ErrorInfo{"ProbeIncompatible",
                        "the probe module does not provide interface version " +
                            std::to_string(KD_PROBE_ABI_VERSION)});
-    return;
+    return nullptr;
   }
-  run_stages(*probe, request, sink);
   // The handle stays open: libtorch is not made to be unloaded.
+  return probe;
+}
+
+// A probe that does not link libtorch loads it now: the torch of the user's
+// Python environment (torch_location.hpp). False once it has finished the run.
+bool load_torch(const kd_probe& probe, Stages& s, double& load_ms) {
+  auto load_start = std::chrono::steady_clock::now();
+  TorchLocation where = locate_torch(dirname_of(self_executable_path()), deadline_in(60));
+  if (where.found != TorchLocation::Found::Torch) {
+    const bool no_python = where.found == TorchLocation::Found::NoPython;
+    s.finish_cause(no_python ? CauseId::NoPythonForTorch : CauseId::TorchPackageMissing,
+                   no_python ? "there is no python3 on PATH" : where.searched + " has no torch package",
+                   std::nullopt);
+    return false;
+  }
+  kd_error err{};
+  kd_status st = probe.load_library(where.dir.c_str(), &err);
+  load_ms = ms_since(load_start);
+  if (st == KD_OK) return true;
+  const std::string type = bounded(err.type, sizeof err.type);
+  const std::string words = bounded(err.message, sizeof err.message);
+  if (type == "loader") {
+    finish_loader_error(s, words, torch_library(where.dir));
+  } else if (auto id = cause_from_type(type)) {
+    // What the library is, where its files say it: the release it was found too old.
+    kd_library_info lib{};
+    kd_error ignored{};
+    if (probe.library_info(&lib, &ignored) == KD_OK) {
+      s.facts("pytorch", {{"version", text_or_null(lib.version, sizeof lib.version)}});
+    }
+    s.finish_cause(*id, words, std::nullopt);
+  } else {
+    s.finish(Outcome::TorchImportFailed, ErrorInfo{type, words});
+  }
+  return false;
+}
+
+}  // namespace
+
+void run_worker(const WorkerRequest& request, const EventSink& sink) {
+  Stages s(sink);
+  s.enter(Stage::Import);
+  double load_ms = 0;
+  const kd_probe* probe = load_probe(request, s, load_ms);
+  if (probe == nullptr) return;
+  if (probe->load_library != nullptr && !load_torch(*probe, s, load_ms)) return;
+  s.facts("execution", {{"timings_ms", {{"load", load_ms}}}});
+  run_stages(*probe, request, sink);
 }
 
 void worker_main(const std::vector<std::string>& args) {

@@ -14,7 +14,9 @@
 // gives it to every case of the suite it registers.
 //
 // Placeholders in arguments, variables and paths: {tmp} is the case's own
-// fresh folder, {fixtures} the folder of the built fixtures.
+// fresh folder, {fixtures} the folder of the built fixtures. In an expected
+// field's text: {gpu_index}, the GPU the case was given, and {probe}, the kind
+// of probe the certified check loads ("libtorch" or "stable_abi").
 #pragma once
 
 #include <sys/resource.h>

@@ -68,6 +68,7 @@ const std::vector<std::string>& contract_report_keys() {
       "/execution/gradient_verified",
       "/execution/loss",
       "/execution/synchronized",
+      "/execution/gradient_source",
       "/execution/timings_ms",
       "/execution/timings_ms/load",
       "/execution/timings_ms/device_init",

@@ -64,7 +64,7 @@ const char* const kGpuPass = R"({
               "gpu_available": true, "visible_device_count": 1},
   "execution": {"device": "cuda:0", "device_name": "NVIDIA H200", "capability": "9.0",
                 "product_verified": true, "gradient_verified": true,
-                "loss": 196.0, "synchronized": true,
+                "loss": 196.0, "synchronized": true, "gradient_source": "autograd",
                 "timings_ms": {"load": 1843.2, "device_init": 412.7, "compute": 35.1},
                 "memory": {"allocated_bytes": 512, "reserved_bytes": 2097152}},
   "host": null,

@@ -409,6 +409,7 @@ class CopyJudge {
       if (expected.is_string()) {
         std::string s = expected.get<std::string>();
         kd::replace_all(s, "{gpu_index}", run_.gpu_index);
+        kd::replace_all(s, "{probe}", runner().probe_kind);
         expected = s;
       }
       if (at(pointer) != expected) {

@@ -75,11 +75,32 @@ std::optional<Unmet> probe_nvidia_smi(const Runner& r) {
 }
 
 std::optional<Unmet> probe_probe_module(const Runner& r) {
-  if (r.probe_module) return met();
+  if (r.probe_module && r.import_root) return met();
+  if (r.probe_module) {
+    return Unmet{"needs the libtorch the check's stable probe loads, and it finds no torch "
+                 "(KERNODECK_TORCH_DIR, KERNODECK_TORCH_PYTHON, python3 beside the check or on "
+                 "PATH with a torch package): every case of the real probe fails with the check's "
+                 "own TORCH_MISSING",
+                 true};
+  }
   return Unmet{"needs the check's probe module beside it (" +
-                   std::string(KERNODECK_PROBE_RELATIVE_PATH) +
-                   " relative to the binary); not found for " + r.check,
+                   std::string(KERNODECK_PROBE_RELATIVE_PATH) + " or " +
+                   KERNODECK_STABLE_PROBE_RELATIVE_PATH + " relative to the binary); not found for " +
+                   r.check,
                true};
+}
+
+std::optional<Unmet> probe_compiled_probe(const Runner& r) {
+  if (r.probe_kind == "libtorch") return met();
+  return skip("needs the compiled probe, built against a libtorch's headers; this check loads "
+              "its stable probe (no compiled probe is installed beside it)");
+}
+
+std::optional<Unmet> probe_stable_probe(const Runner& r) {
+  if (r.probe_kind == "stable_abi") return met();
+  return skip("needs the stable probe, which the check loads where no compiled probe is "
+              "installed beside it (ci/gpu-proof's kit, the wheel); this check loads its "
+              "compiled probe");
 }
 
 // ---- what the runner lets a case change -------------------------------------------------------
@@ -119,13 +140,13 @@ std::optional<Unmet> probe_another_user(const Runner& r) {
                 std::to_string(getuid()));
   }
   if (!exists(kSetpriv)) return skip(std::string("needs ") + kSetpriv + " (util-linux)");
-  if (!r.probe_module) return skip("the check's probe module is not beside it");
+  if (!r.import_root) return skip("the check's probe module or its libtorch is not found");
   std::vector<std::string> argv = as_user(kNobody);
   argv.insert(argv.end(), {"/bin/sh", "-c",
                            "test -x \"$1\" || { echo \"cannot run $1\"; exit 1; }; "
                            "test -r \"$2\" || { echo \"cannot read $2\"; exit 1; }; "
                            "exec /usr/bin/ldd \"$2\"",
-                           "sh", r.check, *r.probe_module});
+                           "sh", r.check, *r.import_root});
   kd::RunResult run = run_briefly(argv, true);
   const std::string& out = run.out.data;
   if (run.status.exited() && run.status.code == 0 && out.find("not found") == std::string::npos) {
@@ -223,8 +244,12 @@ const std::vector<Entry>& registry() {
        probe_cuda_backend},
       {{R::NoGpu, "no-gpu", "no GPU device node on the runner"}, probe_no_gpu},
       {{R::NvidiaSmi, "nvidia-smi", "nvidia-smi on the runner's PATH"}, probe_nvidia_smi},
-      {{R::ProbeModule, "probe-module", "the check's probe module beside it"},
+      {{R::ProbeModule, "probe-module",
+        "the check's probe module beside it, and the libtorch it loads"},
        probe_probe_module},
+      {{R::CompiledProbe, "compiled-probe", "the check loads its compiled probe"},
+       probe_compiled_probe},
+      {{R::StableProbe, "stable-probe", "the check loads its stable probe"}, probe_stable_probe},
       {{R::UserNamespaces, "user-namespaces",
         "`unshare --user --map-root-user --mount` works"},
        probe_user_namespaces},

@@ -23,7 +23,9 @@ enum class Requirement {
   CudaBackend,      // the check's libtorch was built with CUDA (not HIP)
   NoGpu,            // no GPU on the runner: shows what a GPU-less machine answers
   NvidiaSmi,        // nvidia-smi on the runner's PATH
-  ProbeModule,      // the check's probe module can be found beside it
+  ProbeModule,      // the check's probe module can be found beside it, with its libtorch
+  CompiledProbe,    // the check loads its compiled probe (built against a libtorch's headers)
+  StableProbe,      // the check loads its stable probe (libtorch's stable C functions alone)
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace

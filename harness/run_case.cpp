@@ -26,6 +26,8 @@ namespace {
 constexpr const char* kPassThrough[] = {
     "PATH",          "LD_LIBRARY_PATH",      "CUDA_VISIBLE_DEVICES",       "HIP_VISIBLE_DEVICES",
     "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "TMPDIR",
+    // Where the stable probe finds torch, when the runner names it (torch_location.hpp).
+    "KERNODECK_TORCH_DIR", "KERNODECK_TORCH_PYTHON",
 };
 constexpr const char* kMarkVariable = "KERNODECK_CASE_MARK";
 

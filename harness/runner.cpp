@@ -11,6 +11,7 @@
 #include "util/elf.hpp"
 #include "util/files.hpp"
 #include "kd/supervisor.hpp"
+#include "torch_location.hpp"
 
 namespace kdh {
 namespace {
@@ -54,7 +55,7 @@ int count_dev_nodes(const std::regex& pattern, const std::string& dir) {
 }
 
 // A wheel's torch/version.py records `cuda = '13.2'`; the library it sits
-// beside is the one the loader resolves for the probe module (ldd).
+// beside is the one the loader resolves for the import (ldd).
 std::string torch_cuda_version(const std::string& probe) {
   kd::SpawnSpec ldd;
   ldd.argv = {"/usr/bin/ldd", probe};
@@ -80,6 +81,26 @@ std::optional<int> allocated_gpu() {
   return std::nullopt;
 }
 
+// The install layout puts the probe modules at a fixed place relative to the binary
+// (docs/architecture.md, "Layout of an installation"); the check takes the compiled one
+// where it is there. The stable probe's libtorch is the one the check will find, looked for
+// as it looks (torch_location.hpp), in the variables the suite passes it.
+void find_probe(Runner& r) {
+  const std::string dir = kd::dirname_of(r.check) + "/";
+  if (std::string compiled = dir + KERNODECK_PROBE_RELATIVE_PATH; exists(compiled)) {
+    r.probe_module = absolute(compiled);
+    r.probe_kind = "libtorch";
+    r.import_root = r.probe_module;
+  } else if (std::string stable = dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH; exists(stable)) {
+    r.probe_module = absolute(stable);
+    r.probe_kind = "stable_abi";
+    kd::TorchLocation where = kd::locate_torch(kd::dirname_of(r.check), kd::deadline_in(60));
+    if (where.found == kd::TorchLocation::Found::Torch) {
+      r.import_root = absolute(kd::torch_library(where.dir));
+    }
+  }
+}
+
 Runner discover() {
   Runner r;
   r.check = absolute(env_or("KERNODECK_CHECK", KERNODECK_BUILT_CHECK));
@@ -88,20 +109,17 @@ Runner discover() {
   r.reports_dir = env_or("KERNODECK_REPORTS_DIR", KERNODECK_DEFAULT_REPORTS_DIR);
   r.expect_gpu = env_or("KERNODECK_EXPECT_GPU", "0") == "1";
 
-  // The install layout puts the probe module at a fixed place relative to
-  // the binary (docs/architecture.md, "Layout of an installation").
-  std::string probe = kd::dirname_of(r.check) + "/" + KERNODECK_PROBE_RELATIVE_PATH;
-  if (exists(probe)) {
-    r.probe_module = absolute(probe);
-    if (auto dynamic = kd::read_elf_dynamic(*r.probe_module)) r.probe_needs = dynamic->needed;
+  find_probe(r);
+  if (r.import_root) {
+    if (auto dynamic = kd::read_elf_dynamic(*r.import_root)) r.import_needs = dynamic->needed;
     bool cuda = false, hip = false, torch = false;
-    for (const auto& lib : r.probe_needs) {
+    for (const auto& lib : r.import_needs) {
       cuda = cuda || lib.rfind("libtorch_cuda", 0) == 0 || lib.rfind("libc10_cuda", 0) == 0;
       hip = hip || lib.rfind("libtorch_hip", 0) == 0 || lib.rfind("libc10_hip", 0) == 0;
       torch = torch || lib.rfind("libtorch", 0) == 0;
     }
     r.backend = hip ? "rocm" : cuda ? "cuda" : torch ? "none" : "unknown";
-    if (r.backend == "cuda") r.torch_cuda_version = torch_cuda_version(*r.probe_module);
+    if (r.backend == "cuda") r.torch_cuda_version = torch_cuda_version(*r.import_root);
   }
 
   // A GPU is present when the kernel exposes one to this container.
@@ -128,7 +146,8 @@ Runner discover() {
 }  // namespace
 
 std::string Runner::summary() const {
-  return "backend " + backend + ", " + (gpu_present ? "GPU present" : "no GPU") + " (" +
+  return "probe " + (probe_kind.empty() ? std::string("none") : probe_kind) + ", backend " +
+         backend + ", " + (gpu_present ? "GPU present" : "no GPU") + " (" +
          gpu_evidence + "), KERNODECK_EXPECT_GPU=" + (expect_gpu ? "1" : "0");
 }
 

@@ -1,6 +1,6 @@
 // What the suite knows about the machine it runs on and the check it
 // certifies, learned without asking the check: which binary (KERNODECK_CHECK
-// or the one just built), which libtorch its probe module needs, whether a
+// or the one just built), which probe it loads and which libtorch with it, whether a
 // GPU device node exists, whether the runner declared a GPU
 // (KERNODECK_EXPECT_GPU=1), and what CTest allocated to this test.
 #pragma once
@@ -17,8 +17,14 @@ struct Runner {
   std::string fixtures_dir;  // the built fixtures
   std::string reports_dir;   // where case reports go
   bool expect_gpu = false;
-  std::optional<std::string> probe_module;  // beside the check, if found
-  std::vector<std::string> probe_needs;     // its DT_NEEDED entries
+  // The probe the check loads, beside it: the compiled one where installed, else the stable one.
+  std::optional<std::string> probe_module;
+  std::string probe_kind;  // "libtorch" (compiled) or "stable_abi"; "" with no probe
+  // The object whose loading loads libtorch, what `ldd` is asked about: the compiled probe
+  // module itself, or the libtorch.so of the torch the stable probe finds (torch_location.hpp,
+  // in the environment the suite gives the check).
+  std::optional<std::string> import_root;
+  std::vector<std::string> import_needs;  // its DT_NEEDED entries
   std::string backend = "unknown";          // cuda, rocm, none, unknown
   // The CUDA version of a CUDA libtorch, from its wheel's torch/version.py;
   // empty when the library does not say (a libtorch zip, a distribution's).

@@ -79,7 +79,7 @@ std::vector<Case> backend_cases() {
           .needs(Requirement::CudaBackend)
           .args({"--device", "cpu"})
           .outcome("CPU_CHECK_PASSED", "complete")
-          .expect_field("/tool/probe", "libtorch")
+          .expect_field("/tool/probe", "{probe}")
           .expect_field("/pytorch/backend", "cuda")
           .expect_null("/pytorch/gpu_available")
           .expect_null("/pytorch/visible_device_count")

@@ -31,7 +31,7 @@ std::vector<Case> compute_cases() {
                   "CPU_CHECK_PASSED (0)")
           .args({"--device", "cpu"})
           .outcome("CPU_CHECK_PASSED", "complete")
-          .expect_field("/tool/probe", "libtorch")
+          .expect_field("/tool/probe", "{probe}")
           .expect_not_null("/pytorch/version")
           .expect_not_null("/pytorch/backend")
           .expect_field("/execution/device", "cpu")

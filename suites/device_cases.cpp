@@ -39,7 +39,7 @@ Case cuda_libtorch_without_gpu(const std::string& id, const std::string& promise
       .needs(Requirement::CudaBackend)
       .needs(Requirement::NoGpu)
       .outcome("GPU_UNAVAILABLE", "device")
-      .expect_field("/tool/probe", "libtorch")
+      .expect_field("/tool/probe", "{probe}")
       .expect_field("/pytorch/backend", "cuda")
       .expect_field("/pytorch/gpu_available", false)
       .expect_field("/pytorch/visible_device_count", 0)

@@ -354,8 +354,19 @@ std::vector<Case> environment_cases() {
       passes("path_unset")
           .guards("without PATH the check passes; the host check says nvidia-smi is not found")
           .needs(Requirement::ProbeModule)
+          .needs(Requirement::CompiledProbe)
           .unset("PATH")
           .args({"--device", "cpu", "--host-check"})
+          .expect_field("/host/status", "not_found"),
+      Case("path_unset_stable_probe")
+          .guards("without PATH the stable probe has no Python to find torch with: TORCH_MISSING "
+                  "(3) naming the way out; the host check still says nvidia-smi is not found")
+          .needs(Requirement::StableProbe)
+          .unset("PATH")
+          .args({"--device", "cpu", "--host-check"})
+          .outcome("TORCH_MISSING", "import")
+          .expect_field("/error/type", "NoPythonForTorch")
+          .expect_field_contains("/message", "KERNODECK_TORCH_DIR")
           .expect_field("/host/status", "not_found"),
 
       // ---- nvidia-smi ----

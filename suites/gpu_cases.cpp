@@ -24,7 +24,7 @@ std::vector<Case> gpu_device_cases() {
                         .expect_field("/execution/device", "cuda:{gpu_index}")
                         .expect_field("/execution/synchronized", true)
                         .expect_field("/pytorch/gpu_available", true)
-                        .expect_field("/tool/probe", "libtorch")
+                        .expect_field("/tool/probe", "{probe}")
                         .expect_not_null("/execution/memory/allocated_bytes")
                         .expect_not_null("/execution/memory/reserved_bytes"));
   }

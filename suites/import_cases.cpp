@@ -7,6 +7,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include <cstdlib>
+
 #include <cstddef>
 #include <cstring>
 #include <fstream>
@@ -29,49 +31,22 @@ namespace {
 using kdh::Case;
 using kdh::Requirement;
 
-// Puts, under {tmp}/lib, a file under the name of every libc10 the check's
-// probe module needs; LD_LIBRARY_PATH={tmp}/lib then makes the real libtorch
-// load it instead of its own. `content` is what the file holds.
-std::string shadow_libc10(const std::string& tmp, const std::string& content) {
-  std::string dir = tmp + "/lib";
-  mkdir(dir.c_str(), 0755);
-  int shadowed = 0;
-  for (const auto& lib : kdh::runner().probe_needs) {
-    if (lib.rfind("libc10", 0) != 0 || lib.rfind("libc10_", 0) == 0) continue;
-    std::ofstream out(dir + "/" + lib, std::ios::binary);
-    out << content;
-    if (!out) return "cannot write " + lib;
-    ++shadowed;
-  }
-  return shadowed > 0 ? "" : "the probe module needs no libc10 to shadow";
-}
-
-// A real shared library without any of c10's symbols.
-std::string symbol_less_libc10(const std::string& tmp) {
-  auto standin = kd::read_file(kdh::runner().fixtures_dir + "/libkd_c10_standin.so");
-  return standin ? shadow_libc10(tmp, *standin) : "cannot read the libc10 stand-in";
-}
-
-// A truncated download: not even an ELF header.
-std::string truncated_libc10(const std::string& tmp) {
-  return shadow_libc10(tmp, "this is not an ELF object, it is a truncated download\n");
-}
-
 bool is_torch_library(const std::string& name) {
   return name.rfind("libtorch", 0) == 0 || name.rfind("libc10", 0) == 0;
 }
 
 using LibraryFilter = std::function<bool(const std::string& name)>;
 
-// Folders where the loader resolves, for the probe module, a library that
-// `hidden` selects: `ldd`'s answer, run through `wrapper` (empty: directly).
+// Folders where the loader resolves, for the import (the probe module, or the stable
+// probe's libtorch.so), a library that `hidden` selects: `ldd`'s answer, run through
+// `wrapper` (empty: directly).
 std::set<std::string> resolving_folders(const LibraryFilter& hidden,
                                         const std::vector<std::string>& wrapper,
                                         std::string& listing) {
   kd::SpawnSpec ldd;
   ldd.argv = wrapper;
   ldd.argv.push_back("/usr/bin/ldd");
-  ldd.argv.push_back(*kdh::runner().probe_module);
+  ldd.argv.push_back(*kdh::runner().import_root);
   kd::RunResult listed = kd::run_supervised(ldd, kd::deadline_in(20), {});
   listing = listed.out.data;
   std::set<std::string> folders;
@@ -171,13 +146,13 @@ Case cuda_dependency_hidden(const std::string& id, const std::string& what,
       .expect_field_lacks("/error/message", "/");
 }
 
-// The real file behind the probe module's libc10 (libc10.so*, not libc10_cuda)
-// as the loader resolves it (ldd, run through `wrapper`); "" when it finds none.
+// The real file behind the import's libc10 (libc10.so*, not libc10_cuda) as the
+// loader resolves it (ldd, run through `wrapper`); "" when it finds none.
 std::string resolved_libc10(const std::vector<std::string>& wrapper) {
   kd::SpawnSpec ldd;
   ldd.argv = wrapper;
   ldd.argv.push_back("/usr/bin/ldd");
-  ldd.argv.push_back(*kdh::runner().probe_module);
+  ldd.argv.push_back(*kdh::runner().import_root);
   kd::RunResult listed = kd::run_supervised(ldd, kd::deadline_in(20), {});
   std::istringstream lines(listed.out.data);
   for (std::string line; std::getline(lines, line);) {
@@ -221,6 +196,20 @@ std::vector<std::string> libc10_copies(const std::string& tmp, std::string& why_
   }
   why_not = "the loader still finds a libc10 after covering 4 copies";
   return copies;
+}
+
+// A virtual environment of its own at {tmp}/venv, made by the python3 on PATH: an
+// environment beside the application's, without its torch.
+std::string venv_without_torch(const std::string& tmp) {
+  const char* path = std::getenv("PATH");
+  auto python = kd::find_on_path("python3", path != nullptr ? path : "");
+  if (!python) return "no python3 on PATH to make a virtual environment with";
+  kd::SpawnSpec venv;
+  venv.argv = {*python, "-m", "venv", "--without-pip", tmp + "/venv"};
+  venv.merge_err_into_out = true;
+  kd::RunResult made = kd::run_supervised(venv, kd::deadline_in(60), {});
+  if (made.status.exited() && made.status.code == 0) return "";
+  return "python3 -m venv failed (" + made.status.describe() + "): " + made.out.data;
 }
 
 // Changes the bytes of a library; "" or why it could not.
@@ -287,17 +276,34 @@ Change elf_machine(Elf64_Half machine) {
 Change unchanged() {
   return [](std::string&) { return std::string(); };
 }
+// The whole file replaced: by a real shared library without any of c10's symbols (the
+// suite's stand-in), or by text that is no ELF object at all (a truncated download).
+Change symbol_less() {
+  return [](std::string& bytes) -> std::string {
+    auto standin = kd::read_file(kdh::runner().fixtures_dir + "/libkd_c10_standin.so");
+    if (!standin) return "cannot read the libc10 stand-in";
+    bytes = *standin;
+    return "";
+  };
+}
+Change not_elf() {
+  return [](std::string& bytes) -> std::string {
+    bytes = "this is not an ELF object, it is a truncated download\n";
+    return "";
+  };
+}
 
 // A libc10 changed in a copy bound over the real one: what the loader says of
 // it, and the cause the check names.
 Case changed_libc10_case(const std::string& id, const std::string& promise, Change change,
-                         const std::string& what, const std::string& type, mode_t mode = 0644) {
-  return Case(id)
+                         const std::string& what, const std::string& type, mode_t mode = 0644,
+                         kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
       .guards(promise)
       .needs(Requirement::ProbeModule)
       .needs(Requirement::UserNamespaces)
       .prepare(changed_libc10(std::move(change), mode),
-               "a copy of the probe's libc10 " + what +
+               "a copy of libtorch's libc10 " + what +
                    ", bound over every copy the loader could take, in a private mount namespace")
       .wrap(kdh::in_private_mounts(false), "")
       .args({"--device", "cpu"})
@@ -385,6 +391,7 @@ std::vector<Case> import_cases() {
           .guards("libtorch that cannot be found is TORCH_MISSING (3): the real probe, with "
                   "libtorch's files hidden from the loader")
           .needs(Requirement::ProbeModule)
+          .needs(Requirement::CompiledProbe)
           .needs(Requirement::UserNamespaces)
           .prepare(hide_libtorch, "libtorch's folders covered, in a mount namespace, by links "
                                   "to everything but libtorch and libc10")
@@ -398,28 +405,19 @@ std::vector<Case> import_cases() {
           .expect_field("/error/evidence/library/found", "absent")
           .expect_field_contains("/error/message", "cannot open shared object file")
           .expect_field_lacks("/error/message", "/"),
-      Case("torch_unloadable_undefined_symbol")
-          .guards("libtorch found but failing to load (a library missing a symbol) is "
-                  "TORCH_IMPORT_FAILED (4) naming libraries of different builds")
-          .needs(Requirement::ProbeModule)
-          .prepare(symbol_less_libc10, "a libc10 without its symbols first on LD_LIBRARY_PATH")
-          .env("LD_LIBRARY_PATH", "{tmp}/lib")
-          .args({"--device", "cpu"})
-          .outcome("TORCH_IMPORT_FAILED", "import")
-          .expect_field("/error/type", "MixedBuilds")
+      changed_libc10_case("torch_unloadable_undefined_symbol",
+                          "libtorch found but failing to load (a library missing a symbol) is "
+                          "TORCH_IMPORT_FAILED (4) naming libraries of different builds",
+                          symbol_less(), "replaced by a library without c10's symbols",
+                          "MixedBuilds")
           .expect_field_contains("/error/message", "undefined symbol")
           .expect_field_contains("/message", "its libraries come from different builds")
           .expect_field_contains("/message", "Install libtorch from one release")
           .expect_field_lacks("/error/message", "/")
           .with_privacy_canaries(),
-      Case("torch_unloadable_not_elf")
-          .guards("a corrupt libtorch library file is TORCH_IMPORT_FAILED (4), never a pass")
-          .needs(Requirement::ProbeModule)
-          .prepare(truncated_libc10, "a truncated libc10 file first on LD_LIBRARY_PATH")
-          .env("LD_LIBRARY_PATH", "{tmp}/lib")
-          .args({"--device", "cpu"})
-          .outcome("TORCH_IMPORT_FAILED", "import")
-          .expect_field("/error/type", "CorruptLibrary")
+      changed_libc10_case("torch_unloadable_not_elf",
+                          "a corrupt libtorch library file is TORCH_IMPORT_FAILED (4), never a pass",
+                          not_elf(), "replaced by text that is no ELF object", "CorruptLibrary")
           .expect_field_contains("/error/message", "libc10")
           .expect_field_contains("/message", "is not a valid shared library")
           .expect_field_contains("/message", "Reinstall the libtorch package")
@@ -432,6 +430,32 @@ std::vector<Case> import_cases() {
       cuda_dependency_hidden("cublas_hidden", "cuBLAS", hide_cublas, "libcublas", {}),
       cuda_dependency_hidden("cublas_hidden_cpu_mode", "cuBLAS", hide_cublas, "libcublas",
                              {"--device", "cpu"}),
+      Case("torch_folder_without_torch")
+          .guards("the stable probe given a torch folder without libtorch is TORCH_MISSING (3), "
+                  "naming the folder variable and how to install torch")
+          .needs(Requirement::StableProbe)
+          .directory("empty-torch")
+          .env("KERNODECK_TORCH_DIR", "{tmp}/empty-torch")
+          .args({"--device", "cpu"})
+          .outcome("TORCH_MISSING", "import")
+          .expect_field("/tool/probe", "stable_abi")
+          .expect_field("/error/type", "TorchPackageMissing")
+          .expect_field("/error/message", "the folder KERNODECK_TORCH_DIR names has no torch package")
+          .expect_field_contains("/message", "python3 -m pip install torch")
+          .expect_null("/pytorch/version")
+          .expect_report_lacks("empty-torch"),
+      Case("torch_python_without_torch")
+          .guards("the stable probe asking a Python without torch is TORCH_MISSING (3), naming "
+                  "that Python and pip install torch in its environment")
+          .needs(Requirement::StableProbe)
+          .prepare(venv_without_torch, "a virtual environment of its own, without torch, made "
+                                       "by the python3 on PATH (python3 -m venv --without-pip)")
+          .env("KERNODECK_TORCH_PYTHON", "{tmp}/venv/bin/python3")
+          .args({"--device", "cpu"})
+          .outcome("TORCH_MISSING", "import")
+          .expect_field("/error/type", "TorchPackageMissing")
+          .expect_field("/error/message", "the Python of KERNODECK_TORCH_PYTHON has no torch package")
+          .expect_field_contains("/message", "Install torch into the Python environment"),
       Case("probe_module_missing")
           .guards("a check without its probe module is INTERNAL_ERROR (1), not a libtorch problem")
           .with_probe("{tmp}/no-such-probe.so")

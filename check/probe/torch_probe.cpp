@@ -3,7 +3,6 @@
 // built against libtorch 1.13 through 2.x, CPU, CUDA or ROCm. Nothing here
 // decides an outcome; every exception stops at this boundary.
 #include <dlfcn.h>
-#include <link.h>
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
@@ -12,7 +11,6 @@
 #include <ATen/Context.h>
 
 #include <cstring>
-#include <initializer_list>
 #include <map>
 #include <string>
 
@@ -35,15 +33,12 @@
 #endif
 #endif
 
+#include "gpu_runtime.hpp"
 #include "probe_abi.h"
 
 namespace {
 
-void copy_text(char* dst, size_t capacity, const std::string& src) {
-  size_t n = std::min(capacity - 1, src.size());
-  std::memcpy(dst, src.data(), n);
-  dst[n] = '\0';
-}
+using kd::probe::copy_text;
 
 void set_error(kd_error* err, const char* type, const std::string& message) {
   if (err == nullptr) return;
@@ -230,6 +225,7 @@ kd_status compute(int kind, long long index, kd_compute_result* out, kd_error* e
     }
     read_matrix(p, out->product);
     read_matrix(a.grad(), out->gradient);
+    out->gradient_source = KD_GRADIENT_AUTOGRAD;
     out->loss = loss.detach().to(torch::kCPU).item<float>();
   });
 }
@@ -261,164 +257,8 @@ kd_status memory(long long index, kd_memory_info* out, kd_error* err) {
   });
 }
 
-// Which GPU this is. libtorch's own answer (at::cuda::getDeviceProperties) is a
-// cudaDeviceProp or hipDeviceProp_t, whose layout needs the toolkit's headers,
-// which PyPI's wheels do not carry whole, and its ATen hooks give no name. So
-// the question goes to the backend's own library that libtorch already loaded
-// for this device, through entry points whose C signatures have not changed
-// since CUDA 2 and HIP 1 (the driver API counts devices as the runtime does,
-// after CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER). Nothing new is loaded:
-// RTLD_NOLOAD finds the library only when it is already in the process.
-template <typename Fn>
-Fn loaded_symbol(std::initializer_list<const char*> libraries, const char* name) {
-  for (const char* library : libraries) {
-    void* lib = dlopen(library, RTLD_NOW | RTLD_NOLOAD);
-    if (lib == nullptr) continue;
-    void* symbol = dlsym(lib, name);
-    dlclose(lib);  // RTLD_NOLOAD took a reference; the library stays loaded
-    if (symbol != nullptr) return reinterpret_cast<Fn>(symbol);
-  }
-  return nullptr;
-}
-
-void cuda_device_info(long long index, kd_device_info* out) {
-  using GetFn = int (*)(int*, int);
-  using NameFn = int (*)(char*, int, int);
-  using AttributeFn = int (*)(int*, int, int);
-  const std::initializer_list<const char*> driver = {"libcuda.so.1", "libcuda.so"};
-  auto get = loaded_symbol<GetFn>(driver, "cuDeviceGet");
-  auto name = loaded_symbol<NameFn>(driver, "cuDeviceGetName");
-  auto attribute = loaded_symbol<AttributeFn>(driver, "cuDeviceGetAttribute");
-  int device = 0;
-  if (get == nullptr || get(&device, static_cast<int>(index)) != 0) return;
-  char text[sizeof out->name] = {};
-  if (name != nullptr && name(text, static_cast<int>(sizeof text) - 1, device) == 0) {
-    copy_text(out->name, sizeof out->name, text);
-  }
-  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR.
-  int major = -1, minor = -1;
-  if (attribute != nullptr && attribute(&major, 75, device) == 0 &&
-      attribute(&minor, 76, device) == 0 && major >= 0 && minor >= 0) {
-    copy_text(out->capability, sizeof out->capability,
-              std::to_string(major) + "." + std::to_string(minor));
-  }
-}
-
-// On ROCm the name comes from HIP's runtime. Its architecture name (gcnArchName)
-// is only in hipDeviceProp_t, whose layout changed between HIP releases, so
-// the capability stays unknown (null in the report) on ROCm.
-void hip_device_info(long long index, kd_device_info* out) {
-  using NameFn = int (*)(char*, int, int);
-  auto name = loaded_symbol<NameFn>({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"},
-                                    "hipDeviceGetName");
-  char text[sizeof out->name] = {};
-  if (name != nullptr && name(text, static_cast<int>(sizeof text) - 1, static_cast<int>(index)) == 0) {
-    copy_text(out->name, sizeof out->name, text);
-  }
-}
-
 kd_status device_info(long long index, kd_device_info* out, kd_error* err) {
-  return guarded(err, [&] {
-    *out = kd_device_info{};
-    // Whichever backend library is in the process answers: CUDA's driver, else HIP.
-    cuda_device_info(index, out);
-    if (out->name[0] == '\0') hip_device_info(index, out);
-  });
-}
-
-// The GPU runtime libtorch already loaded, asked through entry points whose C
-// signatures have not changed since CUDA 2 and HIP 1; found with dlsym, so no
-// toolkit header is needed.
-struct RuntimeEntries {
-  int api;
-  const char* library;  // the start of its file name
-  const char* count;
-  const char* last_error;
-  const char* error_name;
-  const char* error_text;
-  const char* driver_version;
-  const char* runtime_version;
-};
-constexpr RuntimeEntries kRuntimes[] = {
-    {KD_API_CUDA, "libcudart.so", "cudaGetDeviceCount", "cudaGetLastError", "cudaGetErrorName",
-     "cudaGetErrorString", "cudaDriverGetVersion", "cudaRuntimeGetVersion"},
-    {KD_API_HIP, "libamdhip64.so", "hipGetDeviceCount", "hipGetLastError", "hipGetErrorName",
-     "hipGetErrorString", "hipDriverGetVersion", "hipRuntimeGetVersion"},
-};
-
-// The path of the loaded object whose file name starts with `prefix`, "" if none
-// is in the process (whatever its soname's version: libcudart.so.12, .so.13).
-std::string loaded_object(const char* prefix) {
-  struct Search {
-    const char* prefix;
-    std::string path;
-  } search{prefix, {}};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        auto* s = static_cast<Search*>(data);
-        const char* name = info->dlpi_name;
-        if (name == nullptr || *name == '\0') return 0;
-        const char* slash = std::strrchr(name, '/');
-        const char* file = slash != nullptr ? slash + 1 : name;
-        if (std::strncmp(file, s->prefix, std::strlen(s->prefix)) != 0) return 0;
-        s->path = name;
-        return 1;
-      },
-      &search);
-  return search.path;
-}
-
-// The number whose words the runtime gives that `failure` carries, the
-// longest such words winning; 0 if none. libtorch writes a runtime error as
-// "CUDA error: <the runtime's words>".
-int number_of_words(const char* (*text_of)(int), const std::string& failure) {
-  int best = 0;
-  size_t best_length = 0;
-  for (int n = 1; n < 1000 && !failure.empty(); ++n) {
-    const char* words = text_of(n);
-    if (words == nullptr) continue;
-    size_t length = std::strlen(words);
-    if (length > best_length && std::strstr(words, "unrecognized") == nullptr &&
-        failure.find(words) != std::string::npos) {
-      best = n;
-      best_length = length;
-    }
-  }
-  return best;
-}
-
-void ask_runtime(const RuntimeEntries& r, void* lib, const std::string& failure,
-                 kd_runtime_status* out) {
-  using CountFn = int (*)(int*);
-  using LastFn = int (*)();
-  using TextFn = const char* (*)(int);
-  using VersionFn = int (*)(int*);
-  auto count = reinterpret_cast<CountFn>(dlsym(lib, r.count));
-  auto last = reinterpret_cast<LastFn>(dlsym(lib, r.last_error));
-  auto name = reinterpret_cast<TextFn>(dlsym(lib, r.error_name));
-  auto text = reinterpret_cast<TextFn>(dlsym(lib, r.error_text));
-  auto driver = reinterpret_cast<VersionFn>(dlsym(lib, r.driver_version));
-  auto runtime = reinterpret_cast<VersionFn>(dlsym(lib, r.runtime_version));
-  if (count == nullptr) return;
-  out->api = r.api;
-  // The device count answers with the error of the runtime's initialisation,
-  // which it keeps; a later failure is the last error, or the one whose words
-  // libtorch's message carries.
-  int devices = 0;
-  int number = count(&devices);
-  if (number == 0 && last != nullptr) number = last();
-  if (number == 0 && text != nullptr) number = number_of_words(text, failure);
-  out->error_number = number;
-  if (number != 0 && name != nullptr && name(number) != nullptr) {
-    copy_text(out->error_name, sizeof out->error_name, name(number));
-  }
-  if (number != 0 && text != nullptr && text(number) != nullptr) {
-    copy_text(out->error_text, sizeof out->error_text, text(number));
-  }
-  int version = -1;
-  if (driver != nullptr && driver(&version) == 0) out->driver_version = version;
-  version = -1;
-  if (runtime != nullptr && runtime(&version) == 0) out->runtime_version = version;
+  return guarded(err, [&] { kd::probe::device_info(index, out); });
 }
 
 kd_status runtime_status(int kind, long long, const char* failure, kd_runtime_status* out,
@@ -427,22 +267,13 @@ kd_status runtime_status(int kind, long long, const char* failure, kd_runtime_st
     *out = kd_runtime_status{};
     out->driver_version = -1;
     out->runtime_version = -1;
-    if (kind != KD_DEVICE_CUDA) return;
-    for (const RuntimeEntries& r : kRuntimes) {
-      std::string path = loaded_object(r.library);
-      if (path.empty()) continue;
-      // RTLD_NOLOAD: the runtime already in the process, never another copy.
-      void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
-      if (lib == nullptr) continue;
-      ask_runtime(r, lib, failure != nullptr ? failure : "", out);
-      dlclose(lib);  // RTLD_NOLOAD took a reference; the library stays loaded
-      if (out->api != KD_API_NONE) return;
-    }
+    if (kind == KD_DEVICE_CUDA) kd::probe::runtime_status(failure != nullptr ? failure : "", out);
   });
 }
 
-const kd_probe kProbe = {KD_PROBE_ABI_VERSION, library_info, gpu_info,   init_device,
-                         compute,              memory,       device_info, runtime_status};
+const kd_probe kProbe = {KD_PROBE_ABI_VERSION, library_info, gpu_info,  init_device,
+                         compute,              memory,       device_info, runtime_status,
+                         KD_PROBE_KIND_LIBTORCH, nullptr};
 
 }  // namespace
 

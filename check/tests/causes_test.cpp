@@ -83,6 +83,8 @@ TEST(Catalogue, LayersAndOutcomesAgree) {
       {kWorkerEnd, {Outcome::WorkerFailed}},
       {kAllocation, {Outcome::OutOfMemory}},
       {kStdout, {Outcome::OutputWriteFailed}},
+      {kTorchSearch, {Outcome::TorchMissing}},
+      {kStableProbe, {Outcome::TorchImportFailed}},
   };
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);

@@ -30,8 +30,8 @@ TEST(Protocol, SkeletonsHaveTheReportKeysInOrderAllNull) {
   ojson e = execution_skeleton();
   EXPECT_EQ(keys_of(e),
             (std::vector<std::string>{"device", "device_name", "capability", "product_verified",
-                                      "gradient_verified", "loss", "synchronized", "timings_ms",
-                                      "memory"}));
+                                      "gradient_verified", "loss", "synchronized",
+                                      "gradient_source", "timings_ms", "memory"}));
   EXPECT_EQ(keys_of(e["timings_ms"]),
             (std::vector<std::string>{"load", "device_init", "compute"}));
   for (const auto& item : e["timings_ms"].items()) EXPECT_TRUE(item.value().is_null());

@@ -49,7 +49,8 @@ void expect_contract_shape(const ojson& r) {
                                          "visible_device_count"}));
   EXPECT_EQ(keys_of(r["execution"]),
             (Keys{"device", "device_name", "capability", "product_verified",
-                  "gradient_verified", "loss", "synchronized", "timings_ms", "memory"}));
+                  "gradient_verified", "loss", "synchronized", "gradient_source", "timings_ms",
+                  "memory"}));
   EXPECT_EQ(keys_of(r["execution"]["timings_ms"]), (Keys{"load", "device_init", "compute"}));
   EXPECT_TRUE(r["host"].is_null() || r["host"].is_object());
   if (r["host"].is_object()) {

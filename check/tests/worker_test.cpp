@@ -24,7 +24,8 @@ namespace {
 
 using Lines = std::vector<std::string>;
 
-constexpr kd_compute_result kGoodResult = {{2, 2, 6, 4}, {56, 28, 56, 28}, 196, 1};
+constexpr kd_compute_result kGoodResult = {{2, 2, 6, 4}, {56, 28, 56, 28}, 196, 1,
+                                           KD_GRADIENT_AUTOGRAD, 0, {0, 0, 0, 0}};
 
 // What the fake probe answers, and what it was asked. The probe ABI is a
 // table of plain C functions, so they read this global.
@@ -165,7 +166,8 @@ kd_status fake_runtime_status(int, long long, const char* failure, kd_runtime_st
 
 const kd_probe kFakeProbe = {KD_PROBE_ABI_VERSION, fake_library_info, fake_gpu_info,
                              fake_init_device,     fake_compute,      fake_memory,
-                             fake_device_info,     fake_runtime_status};
+                             fake_device_info,     fake_runtime_status, KD_PROBE_KIND_LIBTORCH,
+                             nullptr};
 
 struct Walk {
   Lines lines;

@@ -54,9 +54,10 @@ kd_status runtime_status(int, long long, const char*, kd_runtime_status* out, kd
 }
 
 const kd_probe kHealthy = {KD_PROBE_ABI_VERSION, library_info, gpu_info, init_device, compute,
-                           memory, device_info, runtime_status};
+                           memory, device_info, runtime_status, KD_PROBE_KIND_LIBTORCH, nullptr};
 const kd_probe kFutureAbi = {KD_PROBE_ABI_VERSION + 1, library_info, gpu_info, init_device,
-                             compute, memory, device_info, runtime_status};
+                             compute, memory, device_info, runtime_status, KD_PROBE_KIND_LIBTORCH,
+                             nullptr};
 
 }  // namespace
 

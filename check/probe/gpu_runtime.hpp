@@ -1,0 +1,43 @@
+// The GPU runtime and driver libtorch has already loaded, asked directly: both
+// probes use it for what libtorch's own API does not give them (the runtime's
+// error number after a failure, the GPU's model name and capability) and the
+// stable probe also for the device count and a device synchronisation. Every
+// entry point is a C function whose signature has not changed since CUDA 2 and
+// HIP 1, found with dlsym in the library already in the process (RTLD_NOLOAD):
+// no toolkit header is needed and nothing new is ever loaded.
+//
+//   kd_runtime_status status{};
+//   kd::probe::runtime_status(failure_words, &status);
+#pragma once
+
+#include <string>
+
+#include "probe_abi.h"
+
+namespace kd::probe {
+
+// Copies `src` into a NUL-terminated buffer of `capacity` bytes, cut to fit.
+void copy_text(char* dst, size_t capacity, const std::string& src);
+
+// The path of the loaded object whose file name starts with `prefix`, "" if
+// none is in the process (whatever its soname's version: libcudart.so.12, .so.13).
+std::string loaded_object(const char* prefix);
+
+// The GPU runtime's answer after a GPU call failed: its error number (the one
+// whose words `failure` carries when the runtime no longer holds it), name,
+// words and versions. `out->api` stays KD_API_NONE where no runtime is loaded.
+void runtime_status(const std::string& failure, kd_runtime_status* out);
+
+// The GPUs the loaded runtime counts; -1 (and its error number in `error`)
+// where it cannot count or no runtime is loaded.
+long long runtime_device_count(int* error);
+
+// Waits for everything queued on device `index`, through the loaded runtime.
+// False where no runtime is loaded or it reports an error.
+bool runtime_synchronize(long long index);
+
+// The started GPU's model name and capability, from the loaded CUDA driver
+// (else HIP's runtime, which gives the name only); both "" where unknown.
+void device_info(long long index, kd_device_info* out);
+
+}  // namespace kd::probe

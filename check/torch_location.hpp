@@ -1,0 +1,55 @@
+// Where the stable probe's libtorch is: the torch of the Python environment the
+// user's application runs in, found as that environment's own `import torch`
+// would find it, without importing it. In this order:
+//   KERNODECK_TORCH_DIR      a torch folder named outright (a torch package, a
+//                            libtorch archive, or the folder holding libtorch.so);
+//   KERNODECK_TORCH_PYTHON   an interpreter whose `torch` package is used;
+//   python3 beside the check (the check installed into a virtual environment's
+//                            bin/, as pip installs it);
+//   python3 on PATH.
+// The interpreter is asked for its torch package's folder (importlib's
+// find_spec, which imports nothing) and what kind of environment it is. Used by
+// the worker before the stable probe loads libtorch, and by the conformance
+// harness to learn which libtorch the check it certifies will load.
+//
+//   TorchLocation where = locate_torch(self_dir, deadline_in(30));
+//   if (where.dir.empty()) ... where.searched says how it was looked for
+#pragma once
+
+#include <string>
+
+#include "util/time.hpp"
+
+namespace kd {
+
+struct TorchLocation {
+  enum class Found {
+    Torch,     // `dir` holds libtorch
+    NoTorch,   // the folder or the interpreter asked has no torch
+    NoPython,  // no interpreter to ask (no python3 on PATH)
+  };
+  Found found = Found::NoPython;
+  std::string dir;  // the torch folder, "" unless found
+  // How it was looked for, in fixed words for the report's message: "the folder
+  // KERNODECK_TORCH_DIR names", "the Python of KERNODECK_TORCH_PYTHON", "the
+  // Python beside the check", "the python3 on PATH".
+  std::string searched;
+  // The kind of Python environment asked: "virtualenv", "conda", "system", or ""
+  // where no interpreter was asked (KERNODECK_TORCH_DIR) or it did not say.
+  std::string environment;
+};
+
+// The variables that name the torch outright.
+inline constexpr const char* kTorchDirVariable = "KERNODECK_TORCH_DIR";
+inline constexpr const char* kTorchPythonVariable = "KERNODECK_TORCH_PYTHON";
+
+// Whether `dir` holds libtorch: lib/libtorch.so, or libtorch.so itself.
+bool is_torch_folder(const std::string& dir);
+// The libtorch.so of a torch folder.
+std::string torch_library(const std::string& dir);
+
+// Looks for the torch as above, from the folder of the check's own binary;
+// the interpreter asked is given until `deadline`.
+TorchLocation locate_torch(const std::string& self_dir, Clock::time_point deadline);
+
+}  // namespace kd

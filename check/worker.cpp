@@ -138,10 +138,12 @@ std::optional<Evidence> library_evidence(const std::string& loader_words,
 // The loader refused libtorch (or the probe module with it): the cause from
 // its words, looking where it looks from `requester`, the object whose needs
 // it was resolving.
-void finish_loader_error(Stages& s, const std::string& words, const std::string& requester) {
+void finish_loader_error(Stages& s, const std::string& words, const std::string& requester,
+                         bool torch_found = false) {
   std::optional<Evidence> evidence = library_evidence(words, requester);
-  s.finish_cause(recognise_loader(words, evidence ? evidence->library : std::nullopt), words,
-                 std::move(evidence));
+  CauseId id = recognise_loader(words, evidence ? evidence->library : std::nullopt);
+  if (torch_found && id == CauseId::TorchNotFound) id = CauseId::DependencyNotFound;
+  s.finish_cause(id, words, std::move(evidence));
 }
 
 // This binary, as the kernel started it.
@@ -430,7 +432,9 @@ bool load_torch(const kd_probe& probe, Stages& s, double& load_ms) {
   const std::string type = bounded(err.type, sizeof err.type);
   const std::string words = bounded(err.message, sizeof err.message);
   if (type == "loader") {
-    finish_loader_error(s, words, torch_library(where.dir));
+    // libtorch.so itself was found: a library of libtorch's own the loader lacks is a part
+    // of it missing (a damaged installation), not a libtorch this process cannot find.
+    finish_loader_error(s, words, torch_library(where.dir), /*torch_found=*/true);
   } else if (auto id = cause_from_type(type)) {
     // What the library is, where its files say it: the release it was found too old.
     kd_library_info lib{};

@@ -12,8 +12,7 @@
 #   tsan     ThreadSanitizer (clang-14): util, the supervisor, its tests  build-tsan/, reports/tsan/
 
 # kd_needed_libraries FILE...: the shared libraries the FILEs need beyond the C library and
-# GCC's runtime, which every Linux machine has: what ci/gpu-proof's kit carries, and what its
-# rehearsal (ci/as-gpu-machine) takes away.
+# GCC's runtime, which every Linux machine has: what ci/gpu-proof's kit carries.
 kd_needed_libraries() {
   ldd "$@" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
     grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' || true

@@ -17,7 +17,13 @@ the GPU machine has no package registry).
       seconds. With CUDA (the wheel's CUDA version), the certificate and every hand run
       see backend cuda and that version, and no GPU: every hand run but --device cpu is
       GPU_UNAVAILABLE, that one CPU_CHECK_PASSED. Privacy is kernodeck-evidence's to judge
-      (ci/gpu-proof runs it after this).
+      (ci/gpu-proof runs it after this). The --device cpu hand run must also verify the loss,
+      196, and name the gradient's source (autograd or explicit).
+  gpu_proof_report.py failed-verdict OUT CODE TYPE WORDS
+      the verdict of a kit run in an image it cannot certify (no torch, a damaged torch): the
+      run failed (junit.xml holds a failing certificate), and the default and --device cpu
+      hand runs and at least one case's report answer CODE with error.type TYPE and a
+      message (error.message) that contains WORDS.
 """
 import json
 import pathlib
@@ -47,6 +53,8 @@ def hand_line(out, name):
         parts.append(f"ran on {execution['device']}" + (f" ({name_part})" if name_part else ""))
     if execution.get("loss") is not None:
         parts.append(f"loss {execution['loss']:g}")
+    if execution.get("gradient_source"):
+        parts.append(f"gradient {execution['gradient_source']}")
     if execution.get("synchronized") is not None:
         parts.append(f"synchronized {str(execution['synchronized']).lower()}")
     memory = execution.get("memory")
@@ -167,6 +175,11 @@ def hand_problems(out, cuda):
         if not cuda:
             continue
         pytorch = report.get("pytorch") or {}
+        execution = report.get("execution") or {}
+        if name == "cpu" and (execution.get("loss") != 196 or
+                              execution.get("gradient_source") not in ("autograd", "explicit")):
+            problems.append(f"hand run cpu shows loss {execution.get('loss')} and gradient source "
+                            f"{execution.get('gradient_source')}; expected 196 and its source named")
         want = "CPU_CHECK_PASSED" if name == "cpu" else "GPU_UNAVAILABLE"
         seen = (report.get("code"), pytorch.get("backend"), pytorch.get("cuda"))
         if seen != (want, "cuda", cuda):
@@ -204,6 +217,44 @@ def dry_run_verdict(out, run_status, limit, cuda=None):
           + (f"; backend cuda, CUDA {cuda}, seen by the certificate and every hand run" if cuda else ""))
 
 
+def answers(report, code, error_type, words):
+    error = report.get("error") or {}
+    return (report.get("code") == code and error.get("type") == error_type
+            and words in (error.get("message") or ""))
+
+
+def failed_verdict(out, code, error_type, words):
+    out = pathlib.Path(out)
+    problems = []
+    try:
+        root = ET.parse(out / "junit.xml").getroot()
+        certificate = next((c for c in root.iter("testcase")
+                            if c.get("classname") == "kernodeck.certificate"), None)
+        if certificate is None or certificate.find("failure") is None:
+            problems.append("junit.xml holds no failing certificate case")
+    except (OSError, ET.ParseError) as e:
+        problems.append(f"no readable junit.xml: {e}")
+    for name in ("default", "cpu"):
+        try:
+            report = json.loads((out / "hand" / f"{name}.json").read_text())
+        except (OSError, ValueError):
+            problems.append(f"hand run {name} left no report")
+            continue
+        if not answers(report, code, error_type, words):
+            error = report.get("error") or {}
+            problems.append(f"hand run {name} answered {report.get('code')} "
+                            f"({error.get('type')}: {error.get('message')}); expected {code} "
+                            f"({error_type}) with '{words}'")
+    met = [p.name for p in (out / "cases").glob("*.json")
+           if answers(json.loads(p.read_text()), code, error_type, words)]
+    if not met:
+        problems.append(f"no case's report answers {code} ({error_type}) with '{words}'")
+    if problems:
+        sys.exit("kit run: FAILED:\n  " + "\n  ".join(problems))
+    print(f"kit run: the certificate failed, and the hand runs and {len(met)} case reports "
+          f"name {code} ({error_type}): '{words}'")
+
+
 def main(argv):
     if len(argv) >= 7 and argv[1] == "summary":
         summary(*argv[2:7])
@@ -211,6 +262,8 @@ def main(argv):
         scrub(argv[2], argv[3:])
     elif len(argv) in (5, 6) and argv[1] == "dry-run-verdict":
         dry_run_verdict(*argv[2:])
+    elif len(argv) == 6 and argv[1] == "failed-verdict":
+        failed_verdict(*argv[2:])
     else:
         sys.exit(__doc__)
 

@@ -206,6 +206,8 @@ PROPERTIES = [
     ("kernodeck.backend", "cuda"),
     ("kernodeck.cuda.version", "13.2"),
     ("kernodeck.hip.version", "none"),
+    ("kernodeck.probe", "libtorch, stable_abi"),
+    ("kernodeck.gradient.source", "autograd"),
     ("kernodeck.gpu.model", "NVIDIA H200"),
     ("kernodeck.gpu.capability", "9.0"),
     ("kernodeck.gpu.count", "2"),

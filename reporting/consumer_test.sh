@@ -114,22 +114,23 @@ fi
 # machine's, and a file that is no report.
 cases=$work/cases
 mkdir -p "$cases"
-report() {  # report FILE PROBE DEVICE CODE DEVICE_NAME HOST
+report() {  # report FILE PROBE DEVICE CODE DEVICE_NAME HOST [GRADIENT_SOURCE]
   cat >"$cases/$1" <<EOF
 {"schema_version": 1, "tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "probe": "$2"},
  "code": "$4", "requested": {"device": "$3"},
  "pytorch": {"version": "2.15.0", "cuda": "13.2", "hip": null, "backend": "cuda",
              "gpu_available": true, "visible_device_count": $([[ $3 == cuda ]] && echo 2 || echo null)},
- "execution": {"device_name": $5, "capability": $([[ $5 == null ]] && echo null || echo '"9.0"')},
+ "execution": {"device_name": $5, "capability": $([[ $5 == null ]] && echo null || echo '"9.0"'),
+               "gradient_verified": true, "gradient_source": "${7:-autograd}"},
  "host": $6}
 EOF
 }
 report device.gpu_pass_index_0.json libtorch cuda GPU_CHECK_PASSED '"NVIDIA H200"' null
 report host.nvidia_smi_real.json libtorch cuda GPU_CHECK_PASSED '"NVIDIA H200"' \
   '{"tool": "nvidia-smi", "status": "ok", "driver_version": "570.86.15", "memory_total_mib": 1}'
-report compute.cpu_pass.json libtorch cpu CPU_CHECK_PASSED null null
+report compute.cpu_pass.json stable_abi cpu CPU_CHECK_PASSED null null
 report device.simulated.json override cuda GPU_CHECK_PASSED '"Kernodeck Simulated GPU"' \
-  '{"tool": "nvidia-smi", "status": "ok", "driver_version": "999.1", "memory_total_mib": 1}'
+  '{"tool": "nvidia-smi", "status": "ok", "driver_version": "999.1", "memory_total_mib": 1}' explicit
 echo 'not a report' >"$cases/device.simulated.stderr.json"
 # A source tree where GoogleTest's file (compiled in the project's real tree) is found by its
 # relative path, and a table that names two cases on its lines 3 and 4: where a case is

@@ -57,12 +57,18 @@ std::vector<std::filesystem::path> report_files(const std::filesystem::path& dir
 // What the real reports of a run say of the machine, gathered before they are joined.
 struct Facts {
   std::set<std::string> versions, torch, backends, cuda, hip, models, capabilities, drivers,
-      host_statuses;
+      host_statuses, probes, gradient_sources;
   std::optional<long long> visible;
   std::size_t per_gpu_passes = 0;
 
   // One report made with the real probe.
   void add(const json& doc, const std::string& file_name) {
+    probes.insert(text_at(doc, "/tool/probe"));
+    const json* verified = field_at(doc, "/execution/gradient_verified");
+    if (std::string g = text_at(doc, "/execution/gradient_source");
+        verified && *verified == true && !g.empty()) {
+      gradient_sources.insert(g);
+    }
     if (std::string v = text_at(doc, "/pytorch/version"); !v.empty()) {
       torch.insert(v);
       if (std::string b = text_at(doc, "/pytorch/backend"); !b.empty()) backends.insert(b);
@@ -98,6 +104,8 @@ struct Facts {
     c.backend = join(backends, "unknown");
     c.cuda_version = join(cuda, "unknown");
     c.hip_version = join(hip, "unknown");
+    c.probe = join(probes, "unknown");
+    c.gradient_source = join(gradient_sources, "none verified");
     c.gpu_model = join(models, "none");
     c.gpu_capability = join(capabilities, "none");
     if (visible || per_gpu_passes > 0)
@@ -130,7 +138,7 @@ Certificate read_case_reports(const std::filesystem::path& dir,
     ++c.reports;
     if (std::string v = text_at(doc, "/tool/version"); !v.empty()) facts.versions.insert(v);
     // The fault-injecting probe's facts are simulations, never the machine's.
-    if (text_at(doc, "/tool/probe") != "libtorch") continue;
+    if (!made_by_real_probe(doc)) continue;
     ++c.real_reports;
     facts.add(doc, file.filename().string());
   }
@@ -148,6 +156,8 @@ std::vector<std::pair<std::string, std::string>> certificate_properties(
   p.emplace_back("kernodeck.backend", c.backend);
   p.emplace_back("kernodeck.cuda.version", c.cuda_version);
   p.emplace_back("kernodeck.hip.version", c.hip_version);
+  p.emplace_back("kernodeck.probe", c.probe);
+  p.emplace_back("kernodeck.gradient.source", c.gradient_source);
   p.emplace_back("kernodeck.gpu.model", c.gpu_model);
   p.emplace_back("kernodeck.gpu.capability", c.gpu_capability);
   p.emplace_back("kernodeck.gpu.count", c.gpu_count);
@@ -168,7 +178,8 @@ std::string certificate_text(const Report& report, const Counts& counts) {
                    : ": NOT CERTIFIED, " + plural(counts.failures, "failure", "failures") +
                          " and " + plural(counts.errors, "error", "errors") + ".\n";
   out += "Certified against libtorch " + c.libtorch_version + " (backend " + c.backend +
-         ", CUDA " + c.cuda_version + ", HIP " + c.hip_version + ").\n";
+         ", CUDA " + c.cuda_version + ", HIP " + c.hip_version + ") through the probe " +
+         c.probe + "; the gradient verified by " + c.gradient_source + ".\n";
   out += "GPU: " + c.gpu_model + " (count " + c.gpu_count + ", capability " + c.gpu_capability +
          "), driver " + c.driver_version + "; the runner declared a GPU: " + c.gpu_declared +
          ".\n";

@@ -22,13 +22,15 @@ using namespace kd::junit::testing;
 
 std::string check_report(const std::string& probe, const std::string& device,
                          const std::string& code, const std::string& name,
-                         const std::string& host = "null") {
+                         const std::string& host = "null", const std::string& gradient = "autograd") {
   return R"({"tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "probe": ")" + probe +
          R"("}, "code": ")" + code + R"(", "requested": {"device": ")" + device +
          R"("}, "pytorch": {"version": "2.15.0", "cuda": "13.2", "hip": null, "backend": "cuda",)"
          R"( "visible_device_count": )" + (device == "cuda" ? "1" : "null") +
          R"(}, "execution": {"device_name": )" + name + R"(, "capability": )" +
-         (name == "null" ? "null" : "\"9.0\"") + R"(}, "host": )" + host + "}";
+         (name == "null" ? "null" : "\"9.0\"") +
+         R"(, "gradient_verified": true, "gradient_source": ")" + gradient + R"("}, "host": )" +
+         host + "}";
 }
 
 TEST(JunitCertificate, FactsComeFromTheRealProbesReportsOnly) {
@@ -38,11 +40,11 @@ TEST(JunitCertificate, FactsComeFromTheRealProbesReportsOnly) {
   s.write("device.gpu_pass_index_1.json",
           check_report("libtorch", "cuda", "GPU_CHECK_PASSED", "\"NVIDIA H200\""));
   s.write("host.real.json",
-          check_report("libtorch", "cpu", "CPU_CHECK_PASSED", "null",
-                       R"({"status": "ok", "driver_version": "570.86.15"})"));
+          check_report("stable_abi", "cpu", "CPU_CHECK_PASSED", "null",
+                       R"({"status": "ok", "driver_version": "570.86.15"})", "explicit"));
   s.write("device.fault.json",
           check_report("override", "cuda", "GPU_CHECK_PASSED", "\"Simulated\"",
-                       R"({"status": "ok", "driver_version": "550.54.15"})"));
+                       R"({"status": "ok", "driver_version": "550.54.15"})", "simulated"));
   s.write("cli.usage.json", "not json");
   s.write("cli.usage.stderr.txt", "ignored: not .json");
   std::vector<std::string> warnings;
@@ -56,6 +58,9 @@ TEST(JunitCertificate, FactsComeFromTheRealProbesReportsOnly) {
   EXPECT_EQ(c.backend, "cuda");
   EXPECT_EQ(c.cuda_version, "13.2");
   EXPECT_EQ(c.hip_version, "none");
+  // Both probes' reports are the machine's; the seam's are not, nor its gradient's source.
+  EXPECT_EQ(c.probe, "libtorch, stable_abi");
+  EXPECT_EQ(c.gradient_source, "autograd, explicit");
   EXPECT_EQ(c.gpu_model, "NVIDIA H200");
   EXPECT_EQ(c.gpu_capability, "9.0");
   // Each of the two per-GPU cases saw one GPU (a resource spec): two GPUs were certified.
@@ -79,6 +84,7 @@ TEST(JunitCertificate, NothingToldStaysUnknown) {
   EXPECT_EQ(c.backend, "unknown");
   EXPECT_EQ(c.cuda_version, "unknown");
   EXPECT_EQ(c.gpu_model, "none");
+  EXPECT_EQ(c.gradient_source, "none verified");
   EXPECT_EQ(c.gpu_count, "unknown");
   EXPECT_EQ(c.driver_version, "not available (host check: not_found)");
 }
@@ -108,7 +114,8 @@ TEST(JunitCertificate, APassingRunIsCertifiedInPlainWords) {
               (std::vector<std::string>{
                   "kernodeck.variant", "kernodeck.check.version", "kernodeck.check.commit",
                   "kernodeck.libtorch.version", "kernodeck.backend", "kernodeck.cuda.version",
-                  "kernodeck.hip.version", "kernodeck.gpu.model", "kernodeck.gpu.capability",
+                  "kernodeck.hip.version", "kernodeck.probe", "kernodeck.gradient.source",
+                  "kernodeck.gpu.model", "kernodeck.gpu.capability",
                   "kernodeck.gpu.count", "kernodeck.driver.version", "kernodeck.gpu.declared",
                   "kernodeck.case_reports"}));
   }

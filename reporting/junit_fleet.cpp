@@ -90,10 +90,10 @@ void judge(FleetUnit& u, const std::string& text) {
                 ", exit_code " + std::to_string(u.exit_code);
     return;
   }
-  if (text_at(doc, "/tool/probe") != "libtorch") {
+  if (!made_by_real_probe(doc)) {
     u.simulated = true;
-    u.message = "made through the fault-injection seam (tool.probe is not \"libtorch\"): a "
-                "simulation, not a check of this GPU";
+    u.message = "made through the fault-injection seam (tool.probe is neither \"libtorch\" nor "
+                "\"stable_abi\"): a simulation, not a check of this GPU";
     return;
   }
   u.message = message;

@@ -76,6 +76,9 @@ struct Certificate {
   std::string backend = "unknown";
   std::string cuda_version = "unknown";
   std::string hip_version = "unknown";
+  std::string probe = "unknown";  // tool.probe of the real reports: libtorch, stable_abi
+  // execution.gradient_source of the real reports whose gradient was verified: autograd, explicit
+  std::string gradient_source = "none verified";
   std::string gpu_model = "none";       // execution.device_name of the real GPU passes
   std::string gpu_capability = "none";  // execution.capability of the real GPU passes
   std::string gpu_count = "unknown";    // GPUs seen by the real GPU cases

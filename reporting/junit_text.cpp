@@ -115,6 +115,11 @@ std::string text_at(const nlohmann::json& doc, const char* pointer) {
   return v && v->is_string() ? v->get<std::string>() : std::string();
 }
 
+bool made_by_real_probe(const nlohmann::json& report) {
+  const std::string probe = text_at(report, "/tool/probe");
+  return probe == "libtorch" || probe == "stable_abi";
+}
+
 std::string one_line(std::string_view text) {
   std::string line(text);
   for (char& c : line) {

@@ -45,6 +45,11 @@ const nlohmann::json* field_at(const nlohmann::json& doc, const char* pointer);
 // The text at a JSON pointer of a report; empty where there is none or it is not text.
 std::string text_at(const nlohmann::json& doc, const char* pointer);
 
+// Whether a check's report was made by one of its real probes (tool.probe "libtorch", the
+// compiled probe, or "stable_abi"), not through the fault-injection seam ("override"): only
+// those tell facts of the machine.
+bool made_by_real_probe(const nlohmann::json& report);
+
 // Newlines and tabs as spaces.
 std::string one_line(std::string_view text);
 

@@ -9,6 +9,7 @@
 #include "host_check.hpp"
 #include "output_file.hpp"
 #include "probe_abi.h"
+#include "torch_location.hpp"
 #include "kd/supervisor.hpp"
 #include "report.hpp"
 #include "util/files.hpp"
@@ -161,10 +162,54 @@ WorkerVerdict verdict_of_death(const RunResult& run, const WorkerFindings& findi
   return {Outcome::WorkerFailed, findings.stage, error, 0, words_of(id, sources, limits, sanitizer)};
 }
 
+// The stable probe's torch, looked for here before the worker starts: the interpreter asked
+// and the worker are never alive at once, so two processes stay all the check needs. nullopt
+// when found (its folder in `torch_dir`); else the verdict, TORCH_MISSING naming the search.
+std::optional<WorkerVerdict> find_torch(const std::string& self_exe, Clock::time_point deadline,
+                                        std::string& torch_dir, const ResourceLimits& limits,
+                                        const Sanitizer& sanitizer) {
+  TorchLocation where = locate_torch(dirname_of(self_exe), deadline);
+  if (where.found == TorchLocation::Found::Torch) {
+    torch_dir = where.dir;
+    return std::nullopt;
+  }
+  if (Clock::now() >= deadline) {
+    return WorkerVerdict{Outcome::Timeout, Stage::Import,
+                         ErrorInfo{"Timeout", "no verdict within the time limit: the Python asked "
+                                              "for its torch did not answer in time"},
+                         0, std::nullopt};
+  }
+  if (where.spawn_errno != 0) {
+    // The first process the check starts could not be: as a worker that cannot start.
+    CauseId id = recognise_worker_start(where.spawn_errno);
+    const CauseInfo& row = cause_info(id);
+    return WorkerVerdict{row.outcome, row.stage,
+                         ErrorInfo{std::string(row.type), where.searched + " " + where.failure}, 0,
+                         words_of(id, FactSources{}, limits, sanitizer)};
+  }
+  const bool no_python = where.found == TorchLocation::Found::NoPython;
+  const CauseId id = no_python ? CauseId::NoPythonForTorch : CauseId::TorchPackageMissing;
+  const CauseInfo& row = cause_info(id);
+  std::string words = no_python              ? "there is no python3 on PATH"
+                      : where.failure.empty() ? where.searched + " has no torch package"
+                                             : where.searched + " " + where.failure;
+  ErrorInfo error{std::string(row.type), words};
+  FactSources sources;
+  sources.error_message = error.message;
+  return WorkerVerdict{row.outcome, row.stage, error, 0, words_of(id, sources, limits, sanitizer)};
+}
+
 WorkerVerdict run_worker_process(const Options& options, const std::string& self_exe,
-                                 const std::string& probe_path, WorkerFindings& findings,
+                                 const ProbeChoice& probe, WorkerFindings& findings,
                                  const Sanitizer& sanitizer) {
-  WorkerRequest request{options.device, options.device_index, probe_path};
+  const Clock::time_point deadline = deadline_in(options.timeout_s);
+  WorkerRequest request{options.device, options.device_index, probe.path, ""};
+  if (probe.kind == KD_PROBE_KIND_STABLE_ABI) {
+    if (auto missing = find_torch(self_exe, deadline, request.torch_dir, read_resource_limits(),
+                                  sanitizer)) {
+      return *missing;
+    }
+  }
   SpawnSpec spec;
   spec.argv = worker_argv(self_exe, request);
   spec.event_pipe = true;
@@ -172,7 +217,7 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
   spec.out = CaptureSpec{true, 16 * 1024, true};
   RunHooks hooks;
   hooks.on_event_line = [&findings](std::string_view line) { apply_event(findings, line); };
-  RunResult run = run_supervised(spec, deadline_in(options.timeout_s), hooks);
+  RunResult run = run_supervised(spec, deadline, hooks);
 
   const ResourceLimits limits = read_resource_limits();
   if (auto verdict = verdict_of_end(run, findings, limits, sanitizer)) return *verdict;
@@ -261,10 +306,9 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
 
   ProbeChoice probe = default_probe(self_exe);
   in.probe_kind = probe.kind;
-  std::string probe_path = probe.path;
   if (const char* override_path = std::getenv(kProbeOverrideVariable);
       override_path != nullptr && *override_path != '\0') {
-    probe_path = override_path;
+    probe = ProbeChoice{override_path, "override"};
     in.probe_override = true;
   }
 
@@ -278,7 +322,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
     }
   }
 
-  WorkerVerdict verdict = run_worker_process(options, self_exe, probe_path, in.findings, sanitizer);
+  WorkerVerdict verdict = run_worker_process(options, self_exe, probe, in.findings, sanitizer);
   if (verdict.interrupted != 0) return CheckRun{1, "", "", verdict.interrupted, {}};
   in.outcome = verdict.outcome;
   in.stage = verdict.stage;

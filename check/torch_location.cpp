@@ -37,6 +37,12 @@ TorchLocation ask_python(const std::string& python, std::string searched,
   spec.out = CaptureSpec{true, 64 * 1024, false};
   spec.err = CaptureSpec{true, 4 * 1024, true};
   RunResult run = run_supervised(spec, deadline, {});
+  if (run.end == RunEnd::SpawnFailed) {
+    where.found = TorchLocation::Found::NoTorch;
+    where.spawn_errno = run.spawn_errno;
+    where.failure = "could not be started: " + run.spawn_error;
+    return where;
+  }
   std::istringstream lines(run.out.data);
   std::string dir, kind;
   std::getline(lines, dir);
@@ -48,6 +54,7 @@ TorchLocation ask_python(const std::string& python, std::string searched,
     where.dir = dir;
   } else {
     where.found = TorchLocation::Found::NoTorch;
+    if (!answered) where.failure = "did not answer (it " + run.status.describe() + ")";
   }
   return where;
 }

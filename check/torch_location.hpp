@@ -37,6 +37,10 @@ struct TorchLocation {
   // The kind of Python environment asked: "virtualenv", "conda", "system", or ""
   // where no interpreter was asked (KERNODECK_TORCH_DIR) or it did not say.
   std::string environment;
+  // Where the interpreter could not be started: the system's error number (EAGAIN under a
+  // process limit), 0 otherwise; and where it ran but did not answer, how it ended.
+  int spawn_errno = 0;
+  std::string failure;
 };
 
 // The variables that name the torch outright.

@@ -16,7 +16,6 @@
 #include "protocol.hpp"
 #include "torch_location.hpp"
 #include "util/files.hpp"
-#include "util/time.hpp"
 
 namespace kd {
 namespace {
@@ -146,22 +145,17 @@ void finish_loader_error(Stages& s, const std::string& words, const std::string&
   s.finish_cause(id, words, std::move(evidence));
 }
 
-// This binary, as the kernel started it.
-std::string self_executable_path() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-}
-
 }  // namespace
 
 std::vector<std::string> worker_argv(const std::string& self_exe, const WorkerRequest& r) {
-  return {self_exe, std::string(kWorkerArg), device_name(r.device), std::to_string(r.index),
-          r.probe_path};
+  std::vector<std::string> argv = {self_exe, std::string(kWorkerArg), device_name(r.device),
+                                   std::to_string(r.index), r.probe_path};
+  if (!r.torch_dir.empty()) argv.push_back(r.torch_dir);
+  return argv;
 }
 
 bool parse_worker_argv(const std::vector<std::string>& args, WorkerRequest& r) {
-  if (args.size() != 4 || args[0] != kWorkerArg) return false;
+  if ((args.size() != 4 && args.size() != 5) || args[0] != kWorkerArg) return false;
   if (args[1] == "cpu") {
     r.device = Device::Cpu;
   } else if (args[1] == "cuda") {
@@ -173,6 +167,10 @@ bool parse_worker_argv(const std::vector<std::string>& args, WorkerRequest& r) {
   auto [ptr, ec] = std::from_chars(idx.data(), idx.data() + idx.size(), r.index);
   if (ec != std::errc() || ptr != idx.data() + idx.size()) return false;
   r.probe_path = args[3];
+  if (args.size() == 5) {
+    r.torch_dir = args[4];
+    if (r.torch_dir.empty()) return false;
+  }
   return !r.probe_path.empty();
 }
 
@@ -413,20 +411,18 @@ const kd_probe* load_probe(const WorkerRequest& request, Stages& s, double& load
   return probe;
 }
 
-// A probe that does not link libtorch loads it now: the torch of the user's
-// Python environment (torch_location.hpp). False once it has finished the run.
-bool load_torch(const kd_probe& probe, Stages& s, double& load_ms) {
-  auto load_start = std::chrono::steady_clock::now();
-  TorchLocation where = locate_torch(dirname_of(self_executable_path()), deadline_in(60));
-  if (where.found != TorchLocation::Found::Torch) {
-    const bool no_python = where.found == TorchLocation::Found::NoPython;
-    s.finish_cause(no_python ? CauseId::NoPythonForTorch : CauseId::TorchPackageMissing,
-                   no_python ? "there is no python3 on PATH" : where.searched + " has no torch package",
-                   std::nullopt);
+// A probe that does not link libtorch loads it now: the torch folder the parent found in
+// the user's Python environment (torch_location.hpp). False once it has finished the run.
+bool load_torch(const kd_probe& probe, const WorkerRequest& request, Stages& s, double& load_ms) {
+  if (request.torch_dir.empty()) {
+    s.finish(Outcome::InternalError,
+             ErrorInfo{"ProbeNeedsTorch", "the probe loads libtorch itself, and the check named "
+                                          "no torch folder for it"});
     return false;
   }
+  auto load_start = std::chrono::steady_clock::now();
   kd_error err{};
-  kd_status st = probe.load_library(where.dir.c_str(), &err);
+  kd_status st = probe.load_library(request.torch_dir.c_str(), &err);
   load_ms = ms_since(load_start);
   if (st == KD_OK) return true;
   const std::string type = bounded(err.type, sizeof err.type);
@@ -434,7 +430,7 @@ bool load_torch(const kd_probe& probe, Stages& s, double& load_ms) {
   if (type == "loader") {
     // libtorch.so itself was found: a library of libtorch's own the loader lacks is a part
     // of it missing (a damaged installation), not a libtorch this process cannot find.
-    finish_loader_error(s, words, torch_library(where.dir), /*torch_found=*/true);
+    finish_loader_error(s, words, torch_library(request.torch_dir), /*torch_found=*/true);
   } else if (auto id = cause_from_type(type)) {
     // What the library is, where its files say it: the release it was found too old.
     kd_library_info lib{};
@@ -457,7 +453,7 @@ void run_worker(const WorkerRequest& request, const EventSink& sink) {
   double load_ms = 0;
   const kd_probe* probe = load_probe(request, s, load_ms);
   if (probe == nullptr) return;
-  if (probe->load_library != nullptr && !load_torch(*probe, s, load_ms)) return;
+  if (probe->load_library != nullptr && !load_torch(*probe, request, s, load_ms)) return;
   s.facts("execution", {{"timings_ms", {{"load", load_ms}}}});
   run_stages(*probe, request, sink);
 }

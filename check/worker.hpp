@@ -27,6 +27,9 @@ struct WorkerRequest {
   Device device = Device::Cuda;
   long long index = 0;
   std::string probe_path;
+  // The torch folder the parent found for a probe that loads libtorch itself (the stable
+  // probe, torch_location.hpp); empty otherwise.
+  std::string torch_dir;
 };
 
 // argv of the worker, and back.

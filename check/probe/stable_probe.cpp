@@ -512,8 +512,13 @@ struct GradientRow {
 };
 constexpr const char* kAccumulateGradSchema =
     "accumulate_grad_(Tensor variable, Tensor? variable_grad, Tensor? new_grad) -> Tensor?";
+// Measured on PyPI's wheels (docs/torch-matrix.json, ci/torch-matrix).
 constexpr GradientRow kGradientReaders[] = {
     {10, GradientReader::None},  // accumulate_grad_(Tensor variable, Tensor new_grad) -> ()
+    {11, GradientReader::None},  // the same
+    {12, GradientReader::None},  // the same
+    {13, GradientReader::AccumulateGradReturns},  // kAccumulateGradSchema, from 2.13 on
+    {14, GradientReader::AccumulateGradReturns},
     {15, GradientReader::AccumulateGradReturns},
 };
 

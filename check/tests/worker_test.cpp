@@ -199,7 +199,7 @@ class RunStages : public ::testing::Test {
   void SetUp() override { g_fake = Fake{}; }
 
   Walk walk(Device device, long long index = 0) {
-    WorkerRequest request{device, index, "unused"};
+    WorkerRequest request{device, index, "unused", ""};
     Lines lines;
     run_stages(kFakeProbe, request, [&lines](const std::string& l) { lines.push_back(l); });
     return fold(lines);
@@ -673,7 +673,7 @@ class RunWorker : public ::testing::Test {
   void TearDown() override { unsetenv("KD_TEST_PROBE_MODE"); }
 
   static Walk load(const std::string& path, Device device = Device::Cpu) {
-    WorkerRequest request{device, 0, path};
+    WorkerRequest request{device, 0, path, ""};
     Lines lines;
     run_worker(request, [&lines](const std::string& l) { lines.push_back(l); });
     return fold(lines);
@@ -739,11 +739,12 @@ TEST_F(RunWorker, AHealthyCpuModuleHasNoGpuBackend) {
 
 TEST(WorkerArgv, RoundTrips) {
   for (const WorkerRequest& request :
-       {WorkerRequest{Device::Cuda, 0, "/opt/kd/probe.so"},
-        WorkerRequest{Device::Cpu, 3, "probe.so"},
-        WorkerRequest{Device::Cuda, -1, "/path with spaces/p.so"}}) {
+       {WorkerRequest{Device::Cuda, 0, "/opt/kd/probe.so", ""},
+        WorkerRequest{Device::Cpu, 3, "probe.so", ""},
+        WorkerRequest{Device::Cuda, -1, "/path with spaces/p.so", ""},
+        WorkerRequest{Device::Cpu, 0, "stable.so", "/venv/lib/python3.12/site-packages/torch"}}) {
     std::vector<std::string> argv = worker_argv("/usr/bin/kernodeck-diagnostic", request);
-    ASSERT_EQ(argv.size(), 5u);
+    ASSERT_EQ(argv.size(), request.torch_dir.empty() ? 5u : 6u);
     EXPECT_EQ(argv[0], "/usr/bin/kernodeck-diagnostic");
     EXPECT_EQ(argv[1], kWorkerArg);
     WorkerRequest back;
@@ -751,6 +752,7 @@ TEST(WorkerArgv, RoundTrips) {
     EXPECT_EQ(back.device, request.device);
     EXPECT_EQ(back.index, request.index);
     EXPECT_EQ(back.probe_path, request.probe_path);
+    EXPECT_EQ(back.torch_dir, request.torch_dir);
   }
 }
 
@@ -759,7 +761,8 @@ TEST(WorkerArgv, MalformedIsRejected) {
   WorkerRequest r;
   EXPECT_FALSE(parse_worker_argv({}, r));
   EXPECT_FALSE(parse_worker_argv({w, "cpu", "0"}, r));
-  EXPECT_FALSE(parse_worker_argv({w, "cpu", "0", "p.so", "extra"}, r));
+  EXPECT_FALSE(parse_worker_argv({w, "cpu", "0", "p.so", ""}, r));
+  EXPECT_FALSE(parse_worker_argv({w, "cpu", "0", "p.so", "torch", "extra"}, r));
   EXPECT_FALSE(parse_worker_argv({"--device", "cpu", "0", "p.so"}, r));
   EXPECT_FALSE(parse_worker_argv({w, "rocm", "0", "p.so"}, r));
   EXPECT_FALSE(parse_worker_argv({w, "cpu", "x", "p.so"}, r));

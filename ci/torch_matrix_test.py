@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Unit tests of ci/torch_matrix.py on small synthetic matrices (standard library only)."""
+import contextlib
+import copy
+import io
+import json
+import pathlib
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import torch_matrix as tm  # noqa: E402
+
+
+def run(**fields):
+    base = {"exit_code": 0, "code": "CPU_CHECK_PASSED", "stage": "complete", "error_type": None,
+            "probe": "stable_abi", "version": None, "backend": "cuda", "cuda": "13.0", "product_verified": True,
+            "gradient_verified": True, "gradient_source": "explicit", "loss": 196.0,
+            "timings_ms": {"load": 300.0, "device_init": 0.1, "compute": 5.0}, "wall_s": 0.6}
+    return {**base, **fields}
+
+
+GPU_UNAVAILABLE = dict(exit_code=6, code="GPU_UNAVAILABLE", stage="device", error_type="NoDriver",
+                       product_verified=None, gradient_verified=None, gradient_source=None,
+                       loss=None)
+TOO_OLD = dict(exit_code=4, code="TORCH_IMPORT_FAILED", stage="import", error_type="StableAbiTooOld",
+               backend=None, cuda=None, product_verified=None, gradient_verified=None,
+               gradient_source=None, loss=None)
+
+
+def row(torch, cuda="13.0", **cpu):
+    old = tm.version_key(torch)[:2] < tm.OLDEST
+    return {"torch": torch, "cuda": cuda, "stable_abi": None if old else torch[:4],
+            "accumulate_grad_schema": tm.READABLE_SCHEMA if cpu.get("gradient_source") == "autograd"
+            else "accumulate_grad_(Tensor variable, Tensor new_grad) -> ()",
+            "exports": {name: not old for name in tm.EXPORTS},
+            "runs": {"cpu": run(**TOO_OLD) if old else run(version=torch, cuda=cuda, **cpu),
+                     "default": run(**TOO_OLD) if old else run(version=torch, cuda=cuda,
+                                                               **GPU_UNAVAILABLE)}}
+
+
+def matrix(*rows):
+    return {"check_commit": "e934b3b", "date": "2025-12-01", "probe": "stable_abi",
+            "rows": list(rows)}
+
+
+GOOD = matrix(row("2.9.1", cuda="12.8"), row("2.10.0", cuda="12.8"),
+              row("2.15.0", cuda="13.0", gradient_source="autograd"))
+
+
+class Check(unittest.TestCase):
+    def test_a_consistent_matrix_passes(self):
+        self.assertEqual(tm.problems(GOOD), [])
+
+    def test_a_wrong_loss_and_a_missing_field_are_named(self):
+        broken = copy.deepcopy(GOOD)
+        broken["rows"][1]["runs"]["cpu"]["loss"] = 195.0
+        del broken["rows"][2]["runs"]["default"]["stage"]
+        self.assertEqual(tm.problems(broken),
+                         ["torch 2.10.0: runs.cpu.loss: 195.0, expected 196.0",
+                          "torch 2.15.0: missing runs.default.stage"])
+
+    def test_an_old_release_that_is_not_refused_fails(self):
+        broken = copy.deepcopy(GOOD)
+        broken["rows"][0]["runs"]["cpu"] = run(cuda="12.8")
+        found = tm.problems(broken)
+        self.assertIn("torch 2.9.1: runs.cpu.code: 'CPU_CHECK_PASSED', expected 'TORCH_IMPORT_FAILED'",
+                      found)
+        self.assertIn("torch 2.9.1: runs.cpu.error_type: None, expected 'StableAbiTooOld'", found)
+
+    def test_a_crash_a_cuda_mismatch_and_an_unknown_gradient_source_fail(self):
+        broken = matrix(row("2.11.0", gradient_source="guessed"))
+        broken["rows"][0]["runs"]["default"].update(exit_code=-11, code=None, stage=None, cuda="12.6",
+                                                    version="2.15.0")
+        self.assertEqual(tm.problems(broken), [
+            "torch 2.11.0: runs.default.code: None, expected 'GPU_UNAVAILABLE'",
+            "torch 2.11.0: runs.default.exit_code: -11, expected 6",
+            "torch 2.11.0: runs.default.stage: None, expected 'device'",
+            "torch 2.11.0: runs.default.version: '2.15.0', expected '2.11.0'",
+            "torch 2.11.0: runs.default.cuda: '12.6', expected '13.0'",
+            "torch 2.11.0: runs.cpu.gradient_source: 'guessed', expected 'autograd' or 'explicit'"])
+
+    def test_the_gradient_source_must_follow_the_schema(self):
+        broken = matrix(row("2.13.0", gradient_source="autograd"), row("2.14.0"))
+        broken["rows"][0]["runs"]["cpu"]["gradient_source"] = "explicit"
+        broken["rows"][1]["runs"]["cpu"]["gradient_source"] = "autograd"
+        self.assertEqual(tm.problems(broken), [
+            "torch 2.13.0: runs.cpu.gradient_source: 'explicit', expected 'autograd' for its "
+            "accumulate_grad_schema",
+            "torch 2.14.0: runs.cpu.gradient_source: 'autograd', expected 'explicit' for its "
+            "accumulate_grad_schema"])
+
+    def test_versions_must_be_unique_and_sorted(self):
+        self.assertEqual(tm.problems(matrix(row("2.11.0"), row("2.10.0"))),
+                         ["the matrix: versions not unique and sorted"])
+        self.assertEqual(tm.problems(matrix(row("2.10.0"), row("2.10.0"))),
+                         ["the matrix: versions not unique and sorted"])
+        self.assertEqual(tm.problems(matrix(row("2.9.1"), row("2.10.0"), row("2.12.1"))), [])
+
+    def test_an_empty_matrix_fails(self):
+        self.assertEqual(tm.problems({"rows": []}), ["the matrix has no rows"])
+        self.assertEqual(tm.problems(matrix("2.10.0")), ["row 0: not an object"])
+
+    def test_the_command_exits_1_naming_the_row(self):
+        broken = copy.deepcopy(GOOD)
+        broken["rows"][2]["runs"]["cpu"]["product_verified"] = False
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder) / "m.json"
+            path.write_text(json.dumps(broken))
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(tm.main(["check", str(path)]), 1)
+            self.assertIn("torch 2.15.0: runs.cpu.product_verified: False, expected True",
+                          err.getvalue())
+            path.write_text(json.dumps(GOOD))
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(tm.main(["check", str(path)]), 0)
+            self.assertIn("3 releases, consistent", out.getvalue())
+
+
+class Records(unittest.TestCase):
+    def test_a_run_without_a_report_keeps_its_exit_status(self):
+        record = tm.run_record(None, -11, 1.234)
+        self.assertEqual((record["exit_code"], record["code"], record["wall_s"]), (-11, None, 1.23))
+        self.assertEqual(sorted(record), sorted(tm.RUN_FIELDS))
+
+    def test_a_report_gives_its_fields(self):
+        report = {"code": "CPU_CHECK_PASSED", "stage": "complete", "error": None,
+                  "tool": {"probe": "stable_abi"}, "pytorch": {"backend": "cuda", "cuda": "12.8"},
+                  "execution": {"product_verified": True, "gradient_verified": True, "loss": 196.0,
+                                "gradient_source": "autograd", "timings_ms": {"load": 1.0}}}
+        record = tm.run_record(report, 0, 0.5)
+        self.assertEqual((record["cuda"], record["gradient_source"], record["error_type"]),
+                         ("12.8", "autograd", None))
+
+    def test_machine_paths_and_host_name_are_leaks(self):
+        host = tm.socket.gethostname()
+        self.assertEqual(tm.leaks(json.dumps(GOOD)), [])
+        self.assertEqual(tm.leaks(f"built on {host}, in /tmp/x"), ["/tmp/", host])
+        self.assertEqual(tm.leaks(f"x{host}y"), [])
+
+    def test_version_keys_order_numerically(self):
+        self.assertLess(tm.version_key("2.9.1"), tm.version_key("2.10.0+cu128"))
+
+
+class Markdown(unittest.TestCase):
+    def test_an_explicit_gradient_is_explained_in_words(self):
+        lines = tm.markdown(GOOD).splitlines()
+        self.assertEqual(len(lines), 4 + 3)
+        self.assertIn("TORCH_IMPORT_FAILED (4), StableAbiTooOld", lines[4])
+        self.assertIn("this release's autograd gradient cannot be read", lines[5])
+        self.assertIn("`accumulate_grad_(Tensor variable, Tensor new_grad) -> ()`", lines[5])
+        self.assertIn("verified, autograd", lines[6])
+        self.assertIn("| 196 |", lines[6])
+        self.assertIn("GPU_UNAVAILABLE (6), NoDriver", lines[6])
+
+    def test_a_schema_not_found_is_said_so(self):
+        document = matrix(row("2.11.0"))
+        document["rows"][0]["accumulate_grad_schema"] = None
+        self.assertIn("holds no `accumulate_grad_` schema", tm.markdown(document))
+
+
+if __name__ == "__main__":
+    unittest.main()

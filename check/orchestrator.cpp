@@ -166,9 +166,12 @@ WorkerVerdict verdict_of_death(const RunResult& run, const WorkerFindings& findi
 // and the worker are never alive at once, so two processes stay all the check needs. nullopt
 // when found (its folder in `torch_dir`); else the verdict, TORCH_MISSING naming the search.
 std::optional<WorkerVerdict> find_torch(const std::string& self_exe, Clock::time_point deadline,
-                                        std::string& torch_dir, const ResourceLimits& limits,
+                                        std::string& torch_dir, ReportInput& in,
                                         const Sanitizer& sanitizer) {
   TorchLocation where = locate_torch(dirname_of(self_exe), deadline);
+  in.torch_source = where.source;
+  in.python_environment = where.environment;
+  const ResourceLimits limits = read_resource_limits();
   if (where.found == TorchLocation::Found::Torch) {
     torch_dir = where.dir;
     return std::nullopt;
@@ -199,14 +202,14 @@ std::optional<WorkerVerdict> find_torch(const std::string& self_exe, Clock::time
   return WorkerVerdict{row.outcome, row.stage, error, 0, words_of(id, sources, limits, sanitizer)};
 }
 
-WorkerVerdict run_worker_process(const Options& options, const std::string& self_exe,
-                                 const ProbeChoice& probe, WorkerFindings& findings,
-                                 const Sanitizer& sanitizer) {
+WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice& probe,
+                                 ReportInput& in, const Sanitizer& sanitizer) {
+  const Options& options = in.options;
+  WorkerFindings& findings = in.findings;
   const Clock::time_point deadline = deadline_in(options.timeout_s);
   WorkerRequest request{options.device, options.device_index, probe.path, ""};
   if (probe.kind == KD_PROBE_KIND_STABLE_ABI) {
-    if (auto missing = find_torch(self_exe, deadline, request.torch_dir, read_resource_limits(),
-                                  sanitizer)) {
+    if (auto missing = find_torch(self_exe, deadline, request.torch_dir, in, sanitizer)) {
       return *missing;
     }
   }
@@ -322,7 +325,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
     }
   }
 
-  WorkerVerdict verdict = run_worker_process(options, self_exe, probe, in.findings, sanitizer);
+  WorkerVerdict verdict = run_worker_process(self_exe, probe, in, sanitizer);
   if (verdict.interrupted != 0) return CheckRun{1, "", "", verdict.interrupted, {}};
   in.outcome = verdict.outcome;
   in.stage = verdict.stage;

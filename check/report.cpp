@@ -41,7 +41,9 @@ std::string compiler_name() {
 #endif
 }
 
-ojson runtime_section() {
+ojson null_or_text(const std::string& text) { return text.empty() ? ojson(nullptr) : ojson(text); }
+
+ojson runtime_section(const ReportInput& in) {
   utsname u{};
   ojson os_family = nullptr, arch = nullptr;
   if (uname(&u) == 0) {
@@ -53,7 +55,9 @@ ojson runtime_section() {
           {"check_build",
            {{"compiler", compiler_name()},
             {"cxx_standard", "C++" + std::to_string(__cplusplus / 100 % 100)},
-            {"build_type", KERNODECK_BUILD_TYPE}}}};
+            {"build_type", KERNODECK_BUILD_TYPE}}},
+          {"torch_source", null_or_text(in.torch_source)},
+          {"python_environment", null_or_text(in.python_environment)}};
 }
 
 }  // namespace
@@ -155,7 +159,7 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
         {"device_index", in.options.device_index},
         {"timeout_s", timeout_value(in.options.timeout_s)},
         {"host_check", in.options.host_check}}},
-      {"runtime", runtime_section()},
+      {"runtime", runtime_section(in)},
       {"pytorch", pytorch},
       {"execution", execution},
       {"host", host},

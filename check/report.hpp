@@ -28,6 +28,10 @@ struct ReportInput {
   bool output_written = false;
   bool probe_override = false;  // a probe module named by KERNODECK_PROBE_MODULE
   std::string probe_kind = "libtorch";  // the installed probe's: "libtorch" or "stable_abi"
+  // How the stable probe's torch was found (torch_location.hpp), as fixed words: the report's
+  // runtime.torch_source and runtime.python_environment; empty (null) for the compiled probe.
+  std::string torch_source;
+  std::string python_environment;
   // A cause the check recognised (causes.hpp): the message says it instead
   // of the meaning and next action.
   std::optional<Cause> cause;

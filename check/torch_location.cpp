@@ -28,10 +28,11 @@ constexpr const char* kAsk =
     "print(d)\n"
     "print(k)\n";
 
-TorchLocation ask_python(const std::string& python, std::string searched,
+TorchLocation ask_python(const std::string& python, std::string searched, std::string source,
                          Clock::time_point deadline) {
   TorchLocation where;
   where.searched = std::move(searched);
+  where.source = std::move(source);
   SpawnSpec spec;
   spec.argv = {python, "-c", kAsk};
   spec.out = CaptureSpec{true, 64 * 1024, false};
@@ -78,21 +79,24 @@ TorchLocation locate_torch(const std::string& self_dir, Clock::time_point deadli
   if (std::string dir = variable(kTorchDirVariable); !dir.empty()) {
     TorchLocation where;
     where.searched = "the folder KERNODECK_TORCH_DIR names";
+    where.source = "torch_dir_variable";
     where.found = is_torch_folder(dir) ? TorchLocation::Found::Torch : TorchLocation::Found::NoTorch;
     if (where.found == TorchLocation::Found::Torch) where.dir = dir;
     return where;
   }
   if (std::string python = variable(kTorchPythonVariable); !python.empty()) {
-    return ask_python(python, "the Python of KERNODECK_TORCH_PYTHON", deadline);
+    return ask_python(python, "the Python of KERNODECK_TORCH_PYTHON", "torch_python_variable",
+                      deadline);
   }
   if (const std::string beside = self_dir + "/python3"; access(beside.c_str(), X_OK) == 0) {
-    return ask_python(beside, "the Python beside the check", deadline);
+    return ask_python(beside, "the Python beside the check", "python_beside_check", deadline);
   }
   if (auto python = find_on_path("python3", variable("PATH"))) {
-    return ask_python(*python, "the python3 on PATH", deadline);
+    return ask_python(*python, "the python3 on PATH", "python_on_path", deadline);
   }
   TorchLocation none;
   none.searched = "the python3 on PATH";
+  none.source = "python_on_path";
   return none;
 }
 

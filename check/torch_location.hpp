@@ -34,6 +34,9 @@ struct TorchLocation {
   // KERNODECK_TORCH_DIR names", "the Python of KERNODECK_TORCH_PYTHON", "the
   // Python beside the check", "the python3 on PATH".
   std::string searched;
+  // The same as a token for the report's runtime.torch_source: "torch_dir_variable",
+  // "torch_python_variable", "python_beside_check", "python_on_path".
+  std::string source;
   // The kind of Python environment asked: "virtualenv", "conda", "system", or ""
   // where no interpreter was asked (KERNODECK_TORCH_DIR) or it did not say.
   std::string environment;

@@ -53,6 +53,8 @@ const std::vector<std::string>& contract_report_keys() {
       "/runtime/os_family",
       "/runtime/arch",
       "/runtime/check_build",
+      "/runtime/torch_source",
+      "/runtime/python_environment",
       "/pytorch",
       "/pytorch/version",
       "/pytorch/cuda",

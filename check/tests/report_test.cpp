@@ -44,7 +44,11 @@ void expect_contract_shape(const ojson& r) {
   EXPECT_EQ(tool[0], "name");
   EXPECT_EQ(tool[1], "version");
   EXPECT_EQ(keys_of(r["requested"]), (Keys{"device", "device_index", "timeout_s", "host_check"}));
-  EXPECT_EQ(keys_of(r["runtime"]), (Keys{"os_family", "arch", "check_build"}));
+  EXPECT_EQ(keys_of(r["runtime"]),
+            (Keys{"os_family", "arch", "check_build", "torch_source", "python_environment"}));
+  // The compiled probe's report: no torch was looked for.
+  EXPECT_TRUE(r["runtime"]["torch_source"].is_null());
+  EXPECT_TRUE(r["runtime"]["python_environment"].is_null());
   EXPECT_EQ(keys_of(r["pytorch"]), (Keys{"version", "cuda", "hip", "backend", "gpu_available",
                                          "visible_device_count"}));
   EXPECT_EQ(keys_of(r["execution"]),
@@ -308,6 +312,17 @@ TEST(Report, OutputRequestedAndWritten) {
   EXPECT_EQ(r["output"]["written"], true);
   // The file name is a path of the machine: it stays out of the report.
   EXPECT_EQ(render_report(r).find("r.json"), std::string::npos);
+}
+
+TEST(Report, RuntimeSaysHowTheStableProbesTorchWasFound) {
+  ReportInput in;
+  in.probe_kind = "stable_abi";
+  in.torch_source = "python_beside_check";
+  in.python_environment = "virtualenv";
+  ojson r = build(in);
+  EXPECT_EQ(r["tool"]["probe"], "stable_abi");
+  EXPECT_EQ(r["runtime"]["torch_source"], "python_beside_check");
+  EXPECT_EQ(r["runtime"]["python_environment"], "virtualenv");
 }
 
 TEST(Report, RuntimeSaysTheFamilyButNotTheMachine) {

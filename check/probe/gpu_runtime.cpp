@@ -184,13 +184,14 @@ std::string loaded_object(const char* prefix) {
   return search.path;
 }
 
-void runtime_status(const std::string& failure, kd_runtime_status* out) {
+void runtime_status(int device_kind, const char* failure, kd_runtime_status* out) {
   *out = kd_runtime_status{};
   out->driver_version = -1;
   out->runtime_version = -1;
+  if (device_kind != KD_DEVICE_CUDA) return;
   void* lib = nullptr;
   if (const RuntimeEntries* r = loaded_runtime(&lib)) {
-    ask_runtime(*r, lib, failure, out);
+    ask_runtime(*r, lib, failure != nullptr ? failure : "", out);
     dlclose(lib);  // RTLD_NOLOAD took a reference; the library stays loaded
   }
 }

@@ -23,10 +23,11 @@ void copy_text(char* dst, size_t capacity, const std::string& src);
 // none is in the process (whatever its soname's version: libcudart.so.12, .so.13).
 std::string loaded_object(const char* prefix);
 
-// The GPU runtime's answer after a GPU call failed: its error number (the one
-// whose words `failure` carries when the runtime no longer holds it), name,
-// words and versions. `out->api` stays KD_API_NONE where no runtime is loaded.
-void runtime_status(const std::string& failure, kd_runtime_status* out);
+// The GPU runtime's answer after a GPU call failed in GPU mode (`device_kind`
+// KD_DEVICE_CUDA): its error number (the one whose words `failure` carries when
+// the runtime no longer holds it), name, words and versions. `out->api` stays
+// KD_API_NONE in CPU mode and where no runtime is loaded.
+void runtime_status(int device_kind, const char* failure, kd_runtime_status* out);
 
 // The GPUs the loaded runtime counts; -1 (and its error number in `error`)
 // where it cannot count or no runtime is loaded.

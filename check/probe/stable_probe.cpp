@@ -665,10 +665,7 @@ kd_status device_info(long long index, kd_device_info* out, kd_error*) {
 
 kd_status runtime_status(int kind, long long, const char* failure, kd_runtime_status* out,
                          kd_error*) {
-  *out = kd_runtime_status{};
-  out->driver_version = -1;
-  out->runtime_version = -1;
-  if (kind == KD_DEVICE_CUDA) kd::probe::runtime_status(failure != nullptr ? failure : "", out);
+  kd::probe::runtime_status(kind, failure, out);
   return KD_OK;
 }
 

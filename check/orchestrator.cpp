@@ -5,12 +5,16 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <signal.h>
+
 #include "causes.hpp"
 #include "host_check.hpp"
+#include "library_damage.hpp"
 #include "output_file.hpp"
 #include "probe_abi.h"
 #include "kd/supervisor.hpp"
 #include "report.hpp"
+#include "torch_location.hpp"
 #include "util/files.hpp"
 #include "worker.hpp"
 
@@ -161,10 +165,81 @@ WorkerVerdict verdict_of_death(const RunResult& run, const WorkerFindings& findi
   return {Outcome::WorkerFailed, findings.stage, error, 0, words_of(id, sources, limits, sanitizer)};
 }
 
+// The probe the worker loads, and whether it loads libtorch itself (the stable probe) rather
+// than through its own DT_NEEDED entries.
+struct ProbeInUse {
+  std::string path;
+  bool loads_torch = false;
+};
+
+// How an import ended that a damaged file may explain: words of the loader's that name no
+// other cause (an undefined symbol, a damaged file, words not recognised), or a worker killed
+// at the import stage by a signal that touching a damaged file raises. nullopt otherwise.
+std::optional<ImportFailure> failure_to_examine(const WorkerVerdict& verdict,
+                                                const RunResult& run, const Options& options) {
+  if (verdict.stage != Stage::Import || !verdict.error) return std::nullopt;
+  const std::string& type = verdict.error->type;
+  ImportFailure failure;
+  failure.deadline = deadline_in(options.timeout_s);
+  if (verdict.outcome == Outcome::TorchImportFailed &&
+      (type == "MixedBuilds" || type == "CorruptLibrary" || type == "LoaderError")) {
+    failure.undefined_symbol = verdict.error->message.find("undefined symbol") != std::string::npos;
+    failure.needer = read_loader_words(verdict.error->message).needer;
+    return failure;
+  }
+  const int sig = run.status.signaled ? run.status.signal : 0;
+  const bool damage_signal =
+      sig == SIGBUS || sig == SIGSEGV || sig == SIGILL || sig == SIGFPE || sig == SIGABRT;
+  if (verdict.outcome == Outcome::WorkerFailed && type == "WorkerFailed" && damage_signal) {
+    return failure;
+  }
+  return std::nullopt;
+}
+
+// The files the import starts from: the probe module, and for the stable probe the libtorch
+// it opens by path, found as the worker finds it (this process's environment is the worker's).
+std::vector<std::string> import_roots(const ProbeInUse& probe, const std::string& self_exe) {
+  std::vector<std::string> roots{probe.path};
+  if (!probe.loads_torch) return roots;
+  TorchLocation where = locate_torch(dirname_of(self_exe), deadline_in(10));
+  if (where.found != TorchLocation::Found::Torch) return roots;
+  const std::string libtorch = torch_library(where.dir);
+  const std::string deps = dirname_of(libtorch) + "/libtorch_global_deps.so";
+  if (access(deps.c_str(), F_OK) == 0) roots.push_back(deps);
+  roots.push_back(libtorch);
+  return roots;
+}
+
+// After an import that failed or killed the worker, the files it needed, looked at without
+// loading them: a damaged one is the cause, whatever the worker's end was; else the verdict
+// stands.
+WorkerVerdict examined_import(WorkerVerdict verdict, const RunResult& run,
+                              const Options& options, const ProbeInUse& probe,
+                              const std::string& self_exe, const ResourceLimits& limits,
+                              const Sanitizer& sanitizer) {
+  auto failure = failure_to_examine(verdict, run, options);
+  if (!failure) return verdict;
+  const LoaderSearch search = LoaderSearch::of_this_process(self_exe);
+  auto damaged = examine_import(import_roots(probe, self_exe), search, *failure);
+  auto id = damaged ? recognise_damaged_library(*damaged) : std::nullopt;
+  if (!id) return verdict;
+  const CauseInfo& row = cause_info(*id);
+  Evidence evidence;
+  evidence.library = *damaged;
+  ErrorInfo error{std::string(row.type),
+                  damage_words(*damaged) + " (found after the import failed: " +
+                      verdict.error->message + ")",
+                  evidence};
+  FactSources sources;
+  sources.evidence = &*error.evidence;
+  sources.error_message = error.message;
+  return {row.outcome, row.stage, error, 0, words_of(*id, sources, limits, sanitizer)};
+}
+
 WorkerVerdict run_worker_process(const Options& options, const std::string& self_exe,
-                                 const std::string& probe_path, WorkerFindings& findings,
+                                 const ProbeInUse& probe, WorkerFindings& findings,
                                  const Sanitizer& sanitizer) {
-  WorkerRequest request{options.device, options.device_index, probe_path};
+  WorkerRequest request{options.device, options.device_index, probe.path};
   SpawnSpec spec;
   spec.argv = worker_argv(self_exe, request);
   spec.event_pipe = true;
@@ -176,11 +251,12 @@ WorkerVerdict run_worker_process(const Options& options, const std::string& self
 
   const ResourceLimits limits = read_resource_limits();
   if (auto verdict = verdict_of_end(run, findings, limits, sanitizer)) return *verdict;
-  if (findings.outcome && findings.protocol_problem.empty() && run.status.exited() &&
-      run.status.code == 0) {
-    return verdict_given(findings, options, limits, sanitizer);
-  }
-  return verdict_of_death(run, findings, limits, sanitizer);
+  const bool given = findings.outcome && findings.protocol_problem.empty() &&
+                     run.status.exited() && run.status.code == 0;
+  WorkerVerdict verdict = given ? verdict_given(findings, options, limits, sanitizer)
+                                : verdict_of_death(run, findings, limits, sanitizer);
+  if (is_pass(verdict.outcome)) return verdict;
+  return examined_import(std::move(verdict), run, options, probe, self_exe, limits, sanitizer);
 }
 
 // Writes the report to stdout, the last destination. Stdout is a
@@ -261,10 +337,10 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
 
   ProbeChoice probe = default_probe(self_exe);
   in.probe_kind = probe.kind;
-  std::string probe_path = probe.path;
+  ProbeInUse in_use{probe.path, probe.kind == KD_PROBE_KIND_STABLE_ABI};
   if (const char* override_path = std::getenv(kProbeOverrideVariable);
       override_path != nullptr && *override_path != '\0') {
-    probe_path = override_path;
+    in_use = ProbeInUse{override_path, false};
     in.probe_override = true;
   }
 
@@ -278,7 +354,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
     }
   }
 
-  WorkerVerdict verdict = run_worker_process(options, self_exe, probe_path, in.findings, sanitizer);
+  WorkerVerdict verdict = run_worker_process(options, self_exe, in_use, in.findings, sanitizer);
   if (verdict.interrupted != 0) return CheckRun{1, "", "", verdict.interrupted, {}};
   in.outcome = verdict.outcome;
   in.stage = verdict.stage;

@@ -191,8 +191,8 @@ constexpr CauseInfo kCauses[] = {
      "that failed (undefined symbol, words not recognised) or a worker killed at the import "
      "stage (SIGBUS, SIGSEGV, SIGILL, SIGFPE, SIGABRT), a file the import needs found damaged "
      "without loading it: shorter than its headers need, a header that does not parse, a "
-     "dynamic section outside the file, or a SHA-256 other than its wheel's RECORD lists for "
-     "its size",
+     "dynamic section outside the file, a SHA-256 other than its wheel's RECORD lists for its "
+     "size, or (an undefined symbol) no name where its hash table lists the symbol",
      "libtorch was found but {library} is not a valid shared library: a truncated download or an "
      "overwritten file.",
      "Reinstall the libtorch package (download it again) and check its files against the "

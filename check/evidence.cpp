@@ -16,8 +16,8 @@ using json = nlohmann::json;
 constexpr std::array<std::string_view, 3> kNodeStates{"absent", "accessible", "not_accessible"};
 constexpr std::array<std::string_view, 5> kCopyStates{"absent", "readable", "not_readable",
                                                       "other_machine", "damaged"};
-constexpr std::array<std::string_view, 4> kDamages{"truncated", "bad_header", "dynamic_outside",
-                                                   "record_mismatch"};
+constexpr std::array<std::string_view, 5> kDamages{"truncated", "bad_header", "dynamic_outside",
+                                                   "symbol_table", "record_mismatch"};
 constexpr std::array<std::string_view, 8> kShapes{"empty",     "-1",         "void",  "none",
                                                   "all",       "uuid_list",  "index_list", "other"};
 

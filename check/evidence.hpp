@@ -62,7 +62,8 @@ struct LibraryCopy {
   CopyState found = CopyState::Absent;
   std::optional<std::string> machine;  // for OtherMachine: "aarch64"
   // For Damaged: the file's size, the size its headers need (null where they do not parse),
-  // and how it is damaged: truncated, bad_header, dynamic_outside or record_mismatch.
+  // and how it is damaged: truncated, bad_header, dynamic_outside, symbol_table or
+  // record_mismatch.
   std::optional<long long> size;
   std::optional<long long> needed_size;
   std::optional<std::string> damage;

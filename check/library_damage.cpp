@@ -351,7 +351,7 @@ std::optional<RecordEntry> record_entry_of(const std::string& path) {
 }
 
 std::optional<LibraryCopy> damaged_by_record(const std::vector<const ImportFile*>& files,
-                                             Clock::time_point deadline) {
+                                             Clock::time_point deadline, bool in_order) {
   std::vector<std::pair<const ImportFile*, RecordEntry>> listed;
   std::map<std::string, RecordIndex> indices;
   std::set<const ImportFile*> seen;
@@ -362,8 +362,10 @@ std::optional<LibraryCopy> damaged_by_record(const std::vector<const ImportFile*
     // (MixedBuilds), or a cut one, which its headers show.
     if (entry && entry->size == f->layout.size) listed.emplace_back(f, *entry);
   }
-  std::sort(listed.begin(), listed.end(),
-            [](const auto& a, const auto& b) { return a.second.size < b.second.size; });
+  if (!in_order) {
+    std::stable_sort(listed.begin(), listed.end(),
+                     [](const auto& a, const auto& b) { return a.second.size < b.second.size; });
+  }
   for (const auto& [f, entry] : listed) {
     if (Clock::now() >= deadline) break;
     auto digest = sha256_file(f->path);
@@ -372,24 +374,44 @@ std::optional<LibraryCopy> damaged_by_record(const std::vector<const ImportFile*
   return std::nullopt;
 }
 
+namespace {
+
+bool is_named(const ImportFile& f, const std::string& name) {
+  return !name.empty() && (file_name(f.path) == name || file_name(real_path(f.path)) == name);
+}
+
+// After an undefined symbol: the files whose GNU hash table lists the symbol, yet hold no
+// symbol of that name where it points; then the needer and the files it needs directly.
+std::optional<LibraryCopy> damaged_by_symbol(const std::vector<ImportFile>& files,
+                                             const ImportFailure& failure) {
+  std::vector<const ImportFile*> listing, blank, needer;
+  for (const ImportFile& f : files) {
+    const SymbolAnswer answer = find_dynamic_symbol(f.path, failure.symbol);
+    if (answer == SymbolAnswer::Mismatch || answer == SymbolAnswer::Blank) listing.push_back(&f);
+    if (answer == SymbolAnswer::Blank) blank.push_back(&f);
+    if (!is_named(f, failure.needer)) continue;
+    needer.push_back(&f);
+    for (int need : f.needs) needer.push_back(&files[static_cast<size_t>(need)]);
+  }
+  if (auto damaged = damaged_by_record(listing, failure.deadline)) return damaged;
+  for (const ImportFile* f : blank) {
+    // No RECORD to compare it with: its own tables disagree.
+    if (!record_entry_of(f->path)) return damaged_copy(*f, "symbol_table");
+  }
+  return damaged_by_record(needer, failure.deadline);
+}
+
+}  // namespace
+
 std::optional<LibraryCopy> examine_import(const std::vector<std::string>& roots,
                                           const LoaderSearch& search,
                                           const ImportFailure& failure) {
   const std::vector<ImportFile> files = import_closure(roots, search);
   if (auto damaged = damaged_by_headers(files)) return damaged;
-  std::vector<const ImportFile*> second_look;
-  for (const ImportFile& f : files) {
-    const bool needer = file_name(f.path) == failure.needer ||
-                        file_name(real_path(f.path)) == failure.needer;
-    if (!failure.undefined_symbol || !needer) continue;
-    // A symbol it lacks: it, or one of the libraries it needs, is damaged.
-    second_look.push_back(&f);
-    for (int need : f.needs) second_look.push_back(&files[static_cast<size_t>(need)]);
-  }
-  if (second_look.empty()) {
-    for (const ImportFile& f : files) second_look.push_back(&f);
-  }
-  return damaged_by_record(second_look, failure.deadline);
+  if (failure.undefined_symbol) return damaged_by_symbol(files, failure);
+  std::vector<const ImportFile*> every;
+  for (const ImportFile& f : files) every.push_back(&f);
+  return damaged_by_record(every, failure.deadline);
 }
 
 std::string damage_words(const LibraryCopy& d) {
@@ -402,6 +424,10 @@ std::string damage_words(const LibraryCopy& d) {
   if (damage == "bad_header") return d.name + ": invalid ELF header (a file of " + size + " bytes)";
   if (damage == "dynamic_outside") {
     return d.name + ": its dynamic section points outside the file (" + size + " bytes)";
+  }
+  if (damage == "symbol_table") {
+    return d.name + ": its symbol table holds no name where its hash table lists the symbol the "
+                    "loader did not find (" + size + " bytes)";
   }
   return d.name + ": its SHA-256 differs from the one its wheel's RECORD lists (" + size +
          " bytes, the size listed)";

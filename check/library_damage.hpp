@@ -79,20 +79,24 @@ std::map<std::string, RecordEntry> parse_record(std::string_view text);
 // site-packages folder above it (a folder of *.dist-info/RECORD).
 std::optional<RecordEntry> record_entry_of(const std::string& path);
 
-// Of `files`, those a RECORD lists with their size, hashed smallest first until one differs
-// from its RECORD's SHA-256 or `deadline` passes.
+// Of `files`, those a RECORD lists with their size, hashed smallest first (in the order given
+// where `in_order`) until one differs from its RECORD's SHA-256 or `deadline` passes.
 std::optional<LibraryCopy> damaged_by_record(const std::vector<const ImportFile*>& files,
-                                             Clock::time_point deadline);
+                                             Clock::time_point deadline, bool in_order = false);
 
 // How the import failed, for the second look.
 struct ImportFailure {
   bool undefined_symbol = false;  // the loader's "undefined symbol"; else the worker died
   std::string needer;             // the file name the loader said lacks a symbol
   Clock::time_point deadline;     // when the second look stops hashing
+  std::string symbol;             // the symbol the loader did not find
 };
 
-// The whole examination: the first file damaged by its headers; else, by its RECORD, one of
-// the needer's direct needs or the needer (an undefined symbol), or of every file (a death).
+// The whole examination: the first file damaged by its headers. Else, after an undefined
+// symbol: the files whose hash table lists the symbol without a symbol of that name, by their
+// RECORD; one of them no RECORD lists whose symbol table has no name where its hash table
+// points (damage "symbol_table"); then the needer and its direct needs, by their RECORD. After
+// a death: every file, by its RECORD.
 std::optional<LibraryCopy> examine_import(const std::vector<std::string>& roots,
                                           const LoaderSearch& search,
                                           const ImportFailure& failure);

@@ -183,8 +183,10 @@ std::optional<ImportFailure> failure_to_examine(const WorkerVerdict& verdict,
   failure.deadline = deadline_in(options.timeout_s);
   if (verdict.outcome == Outcome::TorchImportFailed &&
       (type == "MixedBuilds" || type == "CorruptLibrary" || type == "LoaderError")) {
+    const LoaderWords words = read_loader_words(verdict.error->message);
     failure.undefined_symbol = verdict.error->message.find("undefined symbol") != std::string::npos;
-    failure.needer = read_loader_words(verdict.error->message).needer;
+    failure.needer = words.needer;
+    failure.symbol = words.symbol;
     return failure;
   }
   const int sig = run.status.signaled ? run.status.signal : 0;

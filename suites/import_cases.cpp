@@ -330,8 +330,19 @@ Case changed_libc10_case(const std::string& id, const std::string& promise, Chan
 
 // How a copy of a library is damaged: cut with truncate's semantics (just past its ELF and
 // program headers, at half its size, one page before the end of its last loaded segment),
-// or of the same size with its dynamic symbol table overwritten.
-enum class Damage { CutPastHeaders, CutAtHalf, CutInLastSegment, SymbolsOverwritten };
+// or of the same size with its dynamic symbol table overwritten; and that with every RECORD of
+// the site-packages folder above it hidden, so that no RECORD lists it.
+enum class Damage {
+  CutPastHeaders,
+  CutAtHalf,
+  CutInLastSegment,
+  SymbolsOverwritten,
+  SymbolsOverwrittenUnlisted,
+};
+
+bool in_place(Damage damage) {
+  return damage == Damage::SymbolsOverwritten || damage == Damage::SymbolsOverwrittenUnlisted;
+}
 
 // Where the headers put a file's parts: the end of its program headers, the end of its last
 // loaded segment's bytes in the file.
@@ -368,7 +379,8 @@ std::uint64_t cut_size(Damage damage, const FileSpan& span) {
     case Damage::CutAtHalf: return span.size / 2;
     case Damage::CutInLastSegment:
       return span.last_load_end > 2 * kPage ? span.last_load_end - kPage : 0;
-    case Damage::SymbolsOverwritten: return span.size;
+    case Damage::SymbolsOverwritten:
+    case Damage::SymbolsOverwrittenUnlisted: return span.size;
   }
   return 0;
 }
@@ -414,7 +426,7 @@ std::string write_damaged_copy(const std::string& tmp, const std::string& real,
   if (!span) return "cannot read the ELF headers of " + real;
   const std::uint64_t size = cut_size(damage, *span);
   if (size == 0 || size > span->size) return real + " is too small for this cut";
-  if (damage == Damage::SymbolsOverwritten) {
+  if (in_place(damage)) {
     auto bytes = kd::read_file(real, 1ULL << 32);
     if (!bytes) return "cannot read " + real;
     if (std::string why = overwrite_symbols(*bytes); !why.empty()) return why;
@@ -424,6 +436,29 @@ std::string write_damaged_copy(const std::string& tmp, const std::string& real,
     return "cannot write the cut copy of " + real;
   }
   return kdh::write_text_file(tmp + "/damaged-size", std::to_string(size));
+}
+
+// Every RECORD of the site-packages folder above `library` (the folder of its *.dist-info
+// folders, within 5 folders up) covered by an empty file; none where there is none.
+std::string hide_records(const std::string& tmp, const std::string& library,
+                         kdh::PrivateMounts& mounts) {
+  const std::string empty = tmp + "/empty-RECORD";
+  if (!kdh::write_text_file(empty, "").empty()) return "cannot write " + empty;
+  std::string folder = kd::dirname_of(library);
+  for (int depth = 0; depth < 5 && folder.size() > 1; ++depth, folder = kd::dirname_of(folder)) {
+    bool site = false;
+    for (const auto& name : kd::folder_entries(folder)) {
+      const std::string record = folder + "/" + name + "/RECORD";
+      if (name.size() <= 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0 ||
+          access(record.c_str(), F_OK) != 0) {
+        continue;
+      }
+      mounts.bind(empty, record);
+      site = true;
+    }
+    if (site) break;
+  }
+  return "";
 }
 
 // A copy of the import's `prefix` library damaged so, at {tmp}/damaged-<name>, and
@@ -444,6 +479,9 @@ std::function<std::string(const std::string&)> damaged_library(const std::string
     }
     kdh::PrivateMounts mounts;
     for (const auto& target : copies) mounts.bind(copy, target);
+    if (damage == Damage::SymbolsOverwrittenUnlisted) {
+      if (std::string why = hide_records(tmp, copies[0], mounts); !why.empty()) return why;
+    }
     return mounts.write(tmp);
   };
 }
@@ -481,7 +519,11 @@ const char* damage_words(Damage damage) {
     case Damage::CutAtHalf: return "cut at half its size";
     case Damage::CutInLastSegment: return "cut one page before the end of its last loaded segment";
     case Damage::SymbolsOverwritten:
-      return "of its own size with its dynamic symbol table overwritten by zeros";
+      return "of its own size with its dynamic symbol table overwritten by zeros (an undefined "
+             "symbol), its wheel's RECORD listing its SHA-256";
+    case Damage::SymbolsOverwrittenUnlisted:
+      return "of its own size with its dynamic symbol table overwritten by zeros (an undefined "
+             "symbol), no RECORD listing it (a wheel's hidden)";
   }
   return "";
 }
@@ -491,10 +533,11 @@ const char* damage_words(Damage damage) {
 Case damaged_library_case(const std::string& id, const std::string& what,
                           const std::string& prefix, Damage damage, std::vector<std::string> args,
                           kdh::Where where = kdh::Where::here()) {
-  const bool in_place = damage == Damage::SymbolsOverwritten;
+  const char* expected = damage == Damage::SymbolsOverwritten           ? "record_mismatch"
+                         : damage == Damage::SymbolsOverwrittenUnlisted ? "symbol_table"
+                                                                        : "truncated";
   Case c = Case(id, where);
-  c.guards(what + " " + damage_words(damage) +
-           (in_place ? " (an undefined symbol), its wheel's RECORD listing its SHA-256," : "") +
+  c.guards(what + " " + damage_words(damage) + (in_place(damage) ? "," : "") +
            " is TORCH_IMPORT_FAILED (4) with CorruptLibrary naming the file and its sizes, not "
            "the worker's death or another cause")
       .needs(Requirement::ProbeModule)
@@ -507,16 +550,16 @@ Case damaged_library_case(const std::string& id, const std::string& what,
       .outcome("TORCH_IMPORT_FAILED", "import")
       .expect_field("/error/type", "CorruptLibrary")
       .expect_field("/error/evidence/library/found", "damaged")
-      .expect_field("/error/evidence/library/damage", in_place ? "record_mismatch" : "truncated")
+      .expect_field("/error/evidence/library/damage", expected)
       .expect_field_contains("/message", "but " + prefix)
       .expect_field_contains("/message", "is not a valid shared library")
       .expect_field_contains("/message", "Reinstall the libtorch package")
       .expect_field_contains("/error/message", prefix)
       .expect_field_lacks("/error/message", "/")
       .expect_field_lacks("/message", "/")
-      .also(damaged_sizes(!in_place))
+      .also(damaged_sizes(!in_place(damage)))
       .with_privacy_canaries();
-  if (in_place) c.needs(Requirement::WheelRecord);
+  if (damage == Damage::SymbolsOverwritten) c.needs(Requirement::WheelRecord);
   return c;
 }
 
@@ -546,6 +589,8 @@ std::vector<Case> damaged_library_cases() {
   }
   all.push_back(damaged_library_case("damaged_libc10_symbols_overwritten", "libc10",
                                      "libc10.so", Damage::SymbolsOverwritten, {}));
+  all.push_back(damaged_library_case("damaged_libc10_symbols_overwritten_unlisted", "libc10",
+                                     "libc10.so", Damage::SymbolsOverwrittenUnlisted, {}));
   all.push_back(
       Case("crash_while_loading_sound_files")
           .guards("a worker killed by a signal while loading, every file it needs sound, stays "

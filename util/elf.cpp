@@ -218,6 +218,82 @@ void judge_elf64(const File& file, ElfLayout& layout) {
   layout.damage = read_needs(file, segments, layout.dynamic);
 }
 
+// A sound 64-bit file's program headers and dynamic section; false for any other.
+bool read_dynamic(const File& file, Segments& segments, DynamicTable& table) {
+  Elf64_Ehdr eh{};
+  if (!file.usable() || !file.read(0, &eh, sizeof eh) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_phentsize != sizeof(Elf64_Phdr) || read_segments(file, eh, segments) > file.size()) {
+    return false;
+  }
+  table = read_dynamic_table(file, segments);
+  return table.inside && table.strtab.has_value();
+}
+
+std::uint32_t gnu_hash(const std::string& name) {
+  std::uint32_t h = 5381;
+  for (unsigned char c : name) h = h * 33 + c;
+  return h;
+}
+
+// Where the tables of a DT_GNU_HASH section are, in the file.
+struct GnuHash {
+  std::uint32_t buckets = 0, symoffset = 0, bloom_size = 0, bloom_shift = 0;
+  std::uint64_t bloom = 0, bucket = 0, chain = 0;  // file offsets
+};
+
+std::optional<GnuHash> gnu_hash_table(const File& file, const Segments& segments,
+                                      std::uint64_t address) {
+  auto at = segments.offset_of(address, 16);
+  std::uint32_t head[4] = {};
+  if (!at || !file.read(*at, head, sizeof head) || head[0] == 0 || head[2] == 0) return std::nullopt;
+  GnuHash g{head[0], head[1], head[2], head[3], *at + 16, 0, 0};
+  g.bucket = g.bloom + std::uint64_t{g.bloom_size} * 8;
+  g.chain = g.bucket + std::uint64_t{g.buckets} * 4;
+  return g;
+}
+
+// The symbol at `index` of the table at file offset `symtab`: its name, and whether it is
+// defined here. nullopt where it lies outside the file or its name outside the string table.
+std::optional<std::pair<std::string, bool>> symbol_at(const File& file, const DynamicTable& table,
+                                                      std::uint64_t symtab, std::uint64_t index) {
+  Elf64_Sym sym{};
+  if (!file.read(symtab + index * sizeof sym, &sym, sizeof sym)) return std::nullopt;
+  if (sym.st_name == 0) return std::pair<std::string, bool>{"", false};
+  auto name = dynamic_string(file, table, sym.st_name);
+  if (!name) return std::nullopt;
+  return std::pair<std::string, bool>{*name, sym.st_shndx != SHN_UNDEF};
+}
+
+// The GNU hash chain of `name`: what the symbols its hash leads to say.
+SymbolAnswer walk_chain(const File& file, const DynamicTable& table, const GnuHash& g,
+                        std::uint64_t symtab, const std::string& name) {
+  const std::uint32_t h = gnu_hash(name);
+  std::uint64_t word = 0;
+  std::uint32_t index = 0;
+  if (!file.read(g.bloom + std::uint64_t{(h / 64) % g.bloom_size} * 8, &word, sizeof word) ||
+      !file.read(g.bucket + std::uint64_t{h % g.buckets} * 4, &index, sizeof index)) {
+    return SymbolAnswer::Blank;  // the hash table itself lies outside the file
+  }
+  const std::uint64_t mask = (std::uint64_t{1} << (h % 64)) | (std::uint64_t{1} << ((h >> g.bloom_shift) % 64));
+  if ((word & mask) != mask || index < g.symoffset) return SymbolAnswer::NotListed;
+  SymbolAnswer answer = SymbolAnswer::NotListed;
+  for (std::uint32_t n = 0; n < (1u << 20); ++n, ++index) {
+    std::uint32_t chained = 0;
+    if (!file.read(g.chain + std::uint64_t{index - g.symoffset} * 4, &chained, sizeof chained)) {
+      return SymbolAnswer::Blank;
+    }
+    if ((chained | 1) == (h | 1)) {
+      auto sym = symbol_at(file, table, symtab, index);
+      if (!sym || sym->first.empty()) return SymbolAnswer::Blank;
+      if (sym->first == name && sym->second) return SymbolAnswer::Defined;
+      answer = SymbolAnswer::Mismatch;
+    }
+    if ((chained & 1) != 0) break;
+  }
+  return answer;
+}
+
 }  // namespace
 
 std::optional<ElfLayout> read_elf_layout(const std::string& path) {
@@ -254,6 +330,22 @@ std::optional<ElfDynamic> read_elf_dynamic(const std::string& path) {
   auto layout = read_elf_layout(path);
   if (!layout || !layout->judged || layout->damage != ElfDamage::None) return std::nullopt;
   return layout->dynamic;
+}
+
+SymbolAnswer find_dynamic_symbol(const std::string& path, const std::string& name) {
+  File file(path);
+  Segments segments;
+  DynamicTable table;
+  if (name.empty() || !read_dynamic(file, segments, table)) return SymbolAnswer::NotListed;
+  std::optional<std::uint64_t> hash_address, symtab;
+  for (const Elf64_Dyn& d : table.entries) {
+    if (d.d_tag == DT_GNU_HASH) hash_address = d.d_un.d_ptr;
+    if (d.d_tag == DT_SYMTAB) symtab = segments.offset_of(d.d_un.d_ptr, sizeof(Elf64_Sym));
+  }
+  if (!hash_address || !symtab) return SymbolAnswer::NotListed;
+  auto g = gnu_hash_table(file, segments, *hash_address);
+  if (!g) return SymbolAnswer::NotListed;
+  return walk_chain(file, table, *g, *symtab, name);
 }
 
 std::optional<ElfHeader> read_elf_header(const std::string& path) {

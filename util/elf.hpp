@@ -63,6 +63,17 @@ struct ElfLayout {
 // opened or is not a regular file.
 std::optional<ElfLayout> read_elf_layout(const std::string& path);
 
+// What a sound 64-bit file's GNU hash table (DT_GNU_HASH) says of a dynamic symbol, and what
+// the symbol table holds where it points.
+enum class SymbolAnswer {
+  NotListed,  // the hash table does not list the name (or the file has none to ask)
+  Defined,    // the file defines it
+  Mismatch,   // the name's hash is listed, by symbols of other names (a collision, or damage)
+  Blank,      // the name's hash is listed by a symbol without a name, or one outside the file:
+              // the symbol table does not hold what its hash table lists (damaged in place)
+};
+SymbolAnswer find_dynamic_symbol(const std::string& path, const std::string& name);
+
 // The e_machine this program was built for.
 unsigned host_elf_machine();
 // "x86_64", "aarch64", ...; "em_N" for one without a name here.

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "probe_abi.h"
 #include "util/files.hpp"
 #include "util/sha256.hpp"
 #include "util/tests/temp_dir.hpp"
@@ -211,19 +212,53 @@ TEST(ExamineImport, AnUndefinedSymbolLooksAtTheNeederAndWhatItNeeds) {
   std::string changed = bytes;
   changed[changed.size() / 2] = static_cast<char>(changed[changed.size() / 2] ^ 0x5a);
   Wheel wheel(bytes, changed);
-  ImportFailure failure{true, "libkd.so", deadline_in(30)};
+  ImportFailure failure{true, "libkd.so", deadline_in(30), ""};
   auto found = examine_import({wheel.library}, bare_search(), failure);
   ASSERT_TRUE(found);
   EXPECT_EQ(found->damage, "record_mismatch");
   EXPECT_EQ(damage_words(*found), "libkd.so: its SHA-256 differs from the one its wheel's RECORD "
                                   "lists (" + std::to_string(bytes.size()) +
                                   " bytes, the size listed)");
-  // A death looks at every file; a needer not among them, too.
-  EXPECT_TRUE(examine_import({wheel.library}, bare_search(), ImportFailure{false, "", deadline_in(30)}));
-  EXPECT_TRUE(examine_import({wheel.library}, bare_search(),
-                             ImportFailure{true, "libother.so", deadline_in(30)}));
+  // A death looks at every file; an undefined symbol of a needer not among them, at none.
+  EXPECT_TRUE(
+      examine_import({wheel.library}, bare_search(), ImportFailure{false, "", deadline_in(30), ""}));
+  EXPECT_FALSE(examine_import({wheel.library}, bare_search(),
+                              ImportFailure{true, "libother.so", deadline_in(30), ""}));
   Wheel sound(bytes, bytes);
   EXPECT_FALSE(examine_import({sound.library}, bare_search(), failure));
+}
+
+// The module with every entry of its dynamic symbol table but the first overwritten by zeros.
+std::string symbols_overwritten(std::string bytes) {
+  Elf64_Ehdr eh{};
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  for (size_t i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh{};
+    std::memcpy(&sh, bytes.data() + eh.e_shoff + i * sizeof sh, sizeof sh);
+    if (sh.sh_type == SHT_DYNSYM) {
+      std::memset(&bytes[sh.sh_offset + sizeof(Elf64_Sym)], 0, sh.sh_size - sizeof(Elf64_Sym));
+    }
+  }
+  return bytes;
+}
+
+TEST(ExamineImport, ASymbolItsHashTableListsButItsSymbolTableLacks) {
+  test::TempDir dir;
+  const std::string entry = KD_PROBE_ENTRY_SYMBOL;
+  const std::string sound = write(dir.file("libkd_sound.so"), module_bytes());
+  const std::string changed = write(dir.file("libkd_changed.so"), symbols_overwritten(module_bytes()));
+  EXPECT_EQ(find_dynamic_symbol(sound, entry), SymbolAnswer::Defined);
+  EXPECT_EQ(find_dynamic_symbol(sound, "kd_no_such_symbol"), SymbolAnswer::NotListed);
+  EXPECT_EQ(find_dynamic_symbol(changed, entry), SymbolAnswer::Blank);
+  // Its headers are sound, and no RECORD lists it: its own tables tell.
+  ImportFailure failure{true, "libkd_needer.so", deadline_in(30), entry};
+  auto found = examine_import({sound, changed}, bare_search(), failure);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->name, "libkd_changed.so");
+  EXPECT_EQ(found->damage, "symbol_table");
+  ASSERT_TRUE(found->needed_size);
+  EXPECT_LE(*found->needed_size, found->size.value_or(0));
+  EXPECT_FALSE(examine_import({sound}, bare_search(), failure));
 }
 
 TEST(LoaderSearch, TheLibraryPathAsTheLoaderSplitsIt) {

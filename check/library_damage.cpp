@@ -208,26 +208,28 @@ LibraryCopy damaged_copy(const ImportFile& f, const char* damage) {
   return copy;
 }
 
-// The RECORDs of a site-packages folder, by the path each lists relative to it.
+bool is_dist_info(const std::string& name) {
+  return name.size() > 10 && name.compare(name.size() - 10, 10, ".dist-info") == 0;
+}
+
+// The RECORDs of a site-packages folder, by the path each lists relative to it; nullopt for a
+// folder without *.dist-info.
 using RecordIndex = std::map<std::string, RecordEntry>;
 
-RecordIndex records_in(const std::string& folder) {
-  RecordIndex all;
+std::optional<RecordIndex> records_in(const std::string& folder) {
+  std::optional<RecordIndex> all;
   for (const auto& entry : folder_entries(folder)) {
-    if (entry.size() <= 10 || entry.compare(entry.size() - 10, 10, ".dist-info") != 0) continue;
+    if (!is_dist_info(entry)) continue;
+    if (!all) all.emplace();
     if (auto text = read_file(folder + "/" + entry + "/RECORD", kMaxRecord)) {
-      all.merge(parse_record(*text));
+      all->merge(parse_record(*text));
     }
   }
   return all;
 }
 
-bool has_dist_info(const std::string& folder) {
-  for (const auto& entry : folder_entries(folder)) {
-    if (entry.size() > 10 && entry.compare(entry.size() - 10, 10, ".dist-info") == 0) return true;
-  }
-  return false;
-}
+// What one examination has read of each folder above the files it looked at.
+using RecordFolders = std::map<std::string, std::optional<RecordIndex>>;
 
 }  // namespace
 
@@ -325,17 +327,16 @@ std::map<std::string, RecordEntry> parse_record(std::string_view text) {
 
 namespace {
 
-// The RECORD entry of `path`, with the RECORDs read so far by site-packages folder.
-std::optional<RecordEntry> entry_in(const std::string& path,
-                                    std::map<std::string, RecordIndex>& indices) {
+// The RECORD entry of `path`: of the first folder above it that holds *.dist-info folders.
+std::optional<RecordEntry> entry_in(const std::string& path, RecordFolders& folders) {
   const std::string real = real_path(path);
   std::string folder = dirname_of(real);
   for (int depth = 0; depth < kSitePackagesDepth && folder.size() > 1; ++depth) {
-    if (has_dist_info(folder)) {
-      auto it = indices.find(folder);
-      if (it == indices.end()) it = indices.emplace(folder, records_in(folder)).first;
-      auto entry = it->second.find(real.substr(folder.size() + 1));
-      if (entry == it->second.end()) return std::nullopt;
+    auto it = folders.find(folder);
+    if (it == folders.end()) it = folders.emplace(folder, records_in(folder)).first;
+    if (it->second) {
+      auto entry = it->second->find(real.substr(folder.size() + 1));
+      if (entry == it->second->end()) return std::nullopt;
       return entry->second;
     }
     folder = dirname_of(folder);
@@ -346,18 +347,18 @@ std::optional<RecordEntry> entry_in(const std::string& path,
 }  // namespace
 
 std::optional<RecordEntry> record_entry_of(const std::string& path) {
-  std::map<std::string, RecordIndex> indices;
-  return entry_in(path, indices);
+  RecordFolders folders;
+  return entry_in(path, folders);
 }
 
 std::optional<LibraryCopy> damaged_by_record(const std::vector<const ImportFile*>& files,
                                              Clock::time_point deadline, bool in_order) {
   std::vector<std::pair<const ImportFile*, RecordEntry>> listed;
-  std::map<std::string, RecordIndex> indices;
+  RecordFolders folders;
   std::set<const ImportFile*> seen;
   for (const ImportFile* f : files) {
     if (!seen.insert(f).second) continue;
-    auto entry = entry_in(f->path, indices);
+    auto entry = entry_in(f->path, folders);
     // Another size is another file, not this one damaged in place: a file of another build
     // (MixedBuilds), or a cut one, which its headers show.
     if (entry && entry->size == f->layout.size) listed.emplace_back(f, *entry);

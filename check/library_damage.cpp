@@ -352,7 +352,8 @@ std::optional<RecordEntry> record_entry_of(const std::string& path) {
 }
 
 std::optional<LibraryCopy> damaged_by_record(const std::vector<const ImportFile*>& files,
-                                             Clock::time_point deadline, bool in_order) {
+                                             Clock::time_point deadline,
+                                             const std::function<bool()>& stop) {
   std::vector<std::pair<const ImportFile*, RecordEntry>> listed;
   RecordFolders folders;
   std::set<const ImportFile*> seen;
@@ -363,13 +364,12 @@ std::optional<LibraryCopy> damaged_by_record(const std::vector<const ImportFile*
     // (MixedBuilds), or a cut one, which its headers show.
     if (entry && entry->size == f->layout.size) listed.emplace_back(f, *entry);
   }
-  if (!in_order) {
-    std::stable_sort(listed.begin(), listed.end(),
-                     [](const auto& a, const auto& b) { return a.second.size < b.second.size; });
-  }
+  std::stable_sort(listed.begin(), listed.end(),
+                   [](const auto& a, const auto& b) { return a.second.size < b.second.size; });
+  auto over = [&] { return Clock::now() >= deadline || (stop && stop()); };
   for (const auto& [f, entry] : listed) {
-    if (Clock::now() >= deadline) break;
-    auto digest = sha256_file(f->path);
+    if (over()) break;
+    auto digest = sha256_file(f->path, over);
     if (digest && base64url(*digest) != entry.sha256) return damaged_copy(*f, "record_mismatch");
   }
   return std::nullopt;
@@ -394,12 +394,12 @@ std::optional<LibraryCopy> damaged_by_symbol(const std::vector<ImportFile>& file
     needer.push_back(&f);
     for (int need : f.needs) needer.push_back(&files[static_cast<size_t>(need)]);
   }
-  if (auto damaged = damaged_by_record(listing, failure.deadline)) return damaged;
+  if (auto damaged = damaged_by_record(listing, failure.deadline, failure.stop)) return damaged;
   for (const ImportFile* f : blank) {
     // No RECORD to compare it with: its own tables disagree.
     if (!record_entry_of(f->path)) return damaged_copy(*f, "symbol_table");
   }
-  return damaged_by_record(needer, failure.deadline);
+  return damaged_by_record(needer, failure.deadline, failure.stop);
 }
 
 }  // namespace
@@ -412,7 +412,7 @@ std::optional<LibraryCopy> examine_import(const std::vector<std::string>& roots,
   if (failure.undefined_symbol) return damaged_by_symbol(files, failure);
   std::vector<const ImportFile*> every;
   for (const ImportFile& f : files) every.push_back(&f);
-  return damaged_by_record(every, failure.deadline);
+  return damaged_by_record(every, failure.deadline, failure.stop);
 }
 
 std::string damage_words(const LibraryCopy& d) {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -79,10 +80,11 @@ std::map<std::string, RecordEntry> parse_record(std::string_view text);
 // site-packages folder above it (a folder of *.dist-info/RECORD).
 std::optional<RecordEntry> record_entry_of(const std::string& path);
 
-// Of `files`, those a RECORD lists with their size, hashed smallest first (in the order given
-// where `in_order`) until one differs from its RECORD's SHA-256 or `deadline` passes.
+// Of `files`, those a RECORD lists with their size, hashed smallest first until one differs
+// from its RECORD's SHA-256, `deadline` passes or `stop` says so.
 std::optional<LibraryCopy> damaged_by_record(const std::vector<const ImportFile*>& files,
-                                             Clock::time_point deadline, bool in_order = false);
+                                             Clock::time_point deadline,
+                                             const std::function<bool()>& stop = {});
 
 // How the import failed, for the second look.
 struct ImportFailure {
@@ -90,6 +92,7 @@ struct ImportFailure {
   std::string needer;             // the file name the loader said lacks a symbol
   Clock::time_point deadline;     // when the second look stops hashing
   std::string symbol;             // the symbol the loader did not find
+  std::function<bool()> stop;     // true: stop hashing now (an interrupt); may be empty
 };
 
 // The whole examination: the first file damaged by its headers. Else, after an undefined

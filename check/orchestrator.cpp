@@ -180,7 +180,9 @@ std::optional<ImportFailure> failure_to_examine(const WorkerVerdict& verdict,
   if (verdict.stage != Stage::Import || !verdict.error) return std::nullopt;
   const std::string& type = verdict.error->type;
   ImportFailure failure;
+  // The second look takes no longer than the worker was given, and an interrupt ends it.
   failure.deadline = deadline_in(options.timeout_s);
+  failure.stop = [] { return pending_interrupt() != 0; };
   if (verdict.outcome == Outcome::TorchImportFailed &&
       (type == "MixedBuilds" || type == "CorruptLibrary" || type == "LoaderError")) {
     const LoaderWords words = read_loader_words(verdict.error->message);

@@ -112,12 +112,17 @@ Sha256Digest sha256(std::string_view data) {
   return h.finish();
 }
 
-std::optional<Sha256Digest> sha256_file(const std::string& path) {
+std::optional<Sha256Digest> sha256_file(const std::string& path,
+                                        const std::function<bool()>& stop) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   Sha256 h;
   std::vector<std::uint8_t> chunk(std::size_t{1} << 20);
   for (;;) {
+    if (stop && stop()) {
+      close(fd);
+      return std::nullopt;
+    }
     ssize_t n = read(fd, chunk.data(), chunk.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,9 +35,10 @@ class Sha256 {
 };
 
 Sha256Digest sha256(std::string_view data);
-// The digest of a file's whole content, read in large chunks; nullopt when it
-// cannot be opened or read.
-std::optional<Sha256Digest> sha256_file(const std::string& path);
+// The digest of a file's whole content, read in chunks of 1 MiB; nullopt when it
+// cannot be opened or read, or when `stop`, asked before each chunk, says so.
+std::optional<Sha256Digest> sha256_file(const std::string& path,
+                                        const std::function<bool()>& stop = {});
 
 // Lower-case hexadecimal.
 std::string hex(const Sha256Digest& digest);

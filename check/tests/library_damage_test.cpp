@@ -195,8 +195,9 @@ TEST(DamagedByRecord, ADigestThatDiffersForTheSizeListed) {
   EXPECT_EQ(found->name, "libkd.so");
   EXPECT_EQ(found->damage, "record_mismatch");
   EXPECT_EQ(found->size, static_cast<long long>(bytes.size()));
-  // Past the deadline nothing is hashed.
+  // Past the deadline, or once told to stop, nothing is hashed.
   EXPECT_FALSE(damaged_by_record({&files[0]}, Clock::now()));
+  EXPECT_FALSE(damaged_by_record({&files[0]}, deadline_in(30), [] { return true; }));
 
   Wheel sound(bytes, bytes);
   files = import_closure({sound.library}, bare_search());
@@ -207,12 +208,22 @@ TEST(DamagedByRecord, ADigestThatDiffersForTheSizeListed) {
   EXPECT_FALSE(damaged_by_record({&files[0]}, deadline_in(30)));
 }
 
+ImportFailure failure_of(bool undefined_symbol, const std::string& needer,
+                         const std::string& symbol) {
+  ImportFailure failure;
+  failure.undefined_symbol = undefined_symbol;
+  failure.needer = needer;
+  failure.symbol = symbol;
+  failure.deadline = deadline_in(30);
+  return failure;
+}
+
 TEST(ExamineImport, AnUndefinedSymbolLooksAtTheNeederAndWhatItNeeds) {
   const std::string bytes = module_bytes();
   std::string changed = bytes;
   changed[changed.size() / 2] = static_cast<char>(changed[changed.size() / 2] ^ 0x5a);
   Wheel wheel(bytes, changed);
-  ImportFailure failure{true, "libkd.so", deadline_in(30), ""};
+  ImportFailure failure = failure_of(true, "libkd.so", "");
   auto found = examine_import({wheel.library}, bare_search(), failure);
   ASSERT_TRUE(found);
   EXPECT_EQ(found->damage, "record_mismatch");
@@ -221,9 +232,9 @@ TEST(ExamineImport, AnUndefinedSymbolLooksAtTheNeederAndWhatItNeeds) {
                                   " bytes, the size listed)");
   // A death looks at every file; an undefined symbol of a needer not among them, at none.
   EXPECT_TRUE(
-      examine_import({wheel.library}, bare_search(), ImportFailure{false, "", deadline_in(30), ""}));
+      examine_import({wheel.library}, bare_search(), failure_of(false, "", "")));
   EXPECT_FALSE(examine_import({wheel.library}, bare_search(),
-                              ImportFailure{true, "libother.so", deadline_in(30), ""}));
+                              failure_of(true, "libother.so", "")));
   Wheel sound(bytes, bytes);
   EXPECT_FALSE(examine_import({sound.library}, bare_search(), failure));
 }
@@ -251,7 +262,7 @@ TEST(ExamineImport, ASymbolItsHashTableListsButItsSymbolTableLacks) {
   EXPECT_EQ(find_dynamic_symbol(sound, "kd_no_such_symbol"), SymbolAnswer::NotListed);
   EXPECT_EQ(find_dynamic_symbol(changed, entry), SymbolAnswer::Blank);
   // Its headers are sound, and no RECORD lists it: its own tables tell.
-  ImportFailure failure{true, "libkd_needer.so", deadline_in(30), entry};
+  ImportFailure failure = failure_of(true, "libkd_needer.so", entry);
   auto found = examine_import({sound, changed}, bare_search(), failure);
   ASSERT_TRUE(found);
   EXPECT_EQ(found->name, "libkd_changed.so");

@@ -52,6 +52,11 @@ TEST(Sha256, Files) {
   ASSERT_TRUE(digest);
   EXPECT_EQ(*digest, sha256(content));
   EXPECT_FALSE(sha256_file(dir.file("absent.so")));
+  // Asked before each chunk of 1 MiB: stopped after two, there is no digest.
+  int asked = 0;
+  EXPECT_FALSE(sha256_file(dir.file("lib.so"), [&asked] { return ++asked > 2; }));
+  EXPECT_EQ(asked, 3);
+  EXPECT_TRUE(sha256_file(dir.file("lib.so"), [] { return false; }));
 }
 
 TEST(Base64Url, Rfc4648ExamplesWithoutPadding) {

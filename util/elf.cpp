@@ -246,7 +246,10 @@ std::optional<GnuHash> gnu_hash_table(const File& file, const Segments& segments
                                       std::uint64_t address) {
   auto at = segments.offset_of(address, 16);
   std::uint32_t head[4] = {};
-  if (!at || !file.read(*at, head, sizeof head) || head[0] == 0 || head[2] == 0) return std::nullopt;
+  // A table without buckets or bloom words, or with a shift past the hash's 32 bits, is none.
+  if (!at || !file.read(*at, head, sizeof head) || head[0] == 0 || head[2] == 0 || head[3] >= 32) {
+    return std::nullopt;
+  }
   GnuHash g{head[0], head[1], head[2], head[3], *at + 16, 0, 0};
   g.bucket = g.bloom + std::uint64_t{g.bloom_size} * 8;
   g.chain = g.bucket + std::uint64_t{g.buckets} * 4;

@@ -139,6 +139,37 @@ TEST(ElfLayout, ADynamicSectionPointingOutsideTheFile) {
   EXPECT_EQ(read_elf_layout(write(dir, "needed", bytes))->damage, ElfDamage::DynamicOutside);
 }
 
+// The file offset of a loaded address, through the program headers; 0 where none holds it.
+size_t offset_of(const std::string& bytes, std::uint64_t address) {
+  Elf64_Ehdr eh{};
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  for (size_t i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    std::memcpy(&ph, bytes.data() + eh.e_phoff + i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_LOAD && address >= ph.p_vaddr && address < ph.p_vaddr + ph.p_filesz) {
+      return ph.p_offset + (address - ph.p_vaddr);
+    }
+  }
+  return 0;
+}
+
+TEST(FindDynamicSymbol, AHashTableOfAnImpossibleShiftIsNone) {
+  test::TempDir dir;
+  std::string bytes = self_bytes();
+  const size_t entry = dynamic_entry(bytes, DT_GNU_HASH);
+  ASSERT_GT(entry, 0u);
+  Elf64_Dyn d{};
+  std::memcpy(&d, bytes.data() + entry, sizeof d);
+  const size_t table = offset_of(bytes, d.d_un.d_ptr);
+  ASSERT_GT(table, 0u);
+  // nbuckets, symoffset, bloom_size, bloom_shift: a shift of 32 or more would shift the hash
+  // past its width (found by the fuzz target `elf`).
+  const std::uint32_t shift = 40;
+  std::memcpy(&bytes[table + 12], &shift, sizeof shift);
+  EXPECT_EQ(find_dynamic_symbol(write(dir, "shift", bytes), "main"), SymbolAnswer::NotListed);
+  EXPECT_EQ(find_dynamic_symbol(dir.file("absent.so"), "main"), SymbolAnswer::NotListed);
+}
+
 TEST(ElfLayout, NothingToReadIsNoLayout) {
   test::TempDir dir;
   EXPECT_FALSE(read_elf_layout(dir.file("absent.so")));

@@ -82,6 +82,10 @@ void loader_facts(std::string_view words, const Evidence* e, const Sanitizer& s,
     facts["machine"] = (elf_class == "ELFCLASS32" ? "32-bit, " : "64-bit, ") + elf_class;
   }
   if (e != nullptr && e->library && e->library->machine) put("machine", *e->library->machine);
+  // A damaged file found after the import failed is the library the cause names.
+  if (e != nullptr && e->library && e->library->found == CopyState::Damaged) {
+    put("library", e->library->name);
+  }
 }
 
 // "; the process limit (ulimit -u) is 1", or "" without one: each limit set

@@ -186,8 +186,13 @@ constexpr CauseInfo kCauses[] = {
      "build, and make sure no other copy comes first on LD_LIBRARY_PATH."},
     {CauseId::CorruptLibrary, "corrupt_library", "a damaged library file", Stage::Import,
      Outcome::TorchImportFailed, "CorruptLibrary", kLoader, Api::Both, N{},
-     W{"invalid ELF header", "file too short", "cannot read file data"}, "", Sign::None,
-     "loader: invalid ELF header, file too short, cannot read file data",
+     W{"invalid ELF header", "file too short", "cannot read file data"}, "", Sign::CopyDamaged,
+     "loader: invalid ELF header, file too short, cannot read file data; or, after an import "
+     "that failed (undefined symbol, words not recognised) or a worker killed at the import "
+     "stage (SIGBUS, SIGSEGV, SIGILL, SIGFPE, SIGABRT), a file the import needs found damaged "
+     "without loading it: shorter than its headers need, a header that does not parse, a "
+     "dynamic section outside the file, a SHA-256 other than its wheel's RECORD lists for its "
+     "size, or (an undefined symbol) no name where its hash table lists the symbol",
      "libtorch was found but {library} is not a valid shared library: a truncated download or an "
      "overwritten file.",
      "Reinstall the libtorch package (download it again) and check its files against the "
@@ -442,6 +447,7 @@ bool sign_holds(Sign sign, const Evidence& e) {
     case Sign::TorchLibraryMissing:
     case Sign::CopyUnreadable:
     case Sign::CopyOtherMachine:
+    case Sign::CopyDamaged:
       return false;  // loader signs: loader_sign_holds
     case Sign::KilledFromOutside:
     case Sign::AddressSpaceLimited:
@@ -481,6 +487,7 @@ bool loader_sign_holds(Sign sign, std::string_view text, const std::optional<Lib
     }
     case Sign::CopyUnreadable: return found == CopyState::NotReadable;
     case Sign::CopyOtherMachine: return found == CopyState::OtherMachine;
+    case Sign::CopyDamaged: return found == CopyState::Damaged;
     default: return false;
   }
 }
@@ -541,6 +548,16 @@ CauseId recognise_loader(std::string_view text, const std::optional<LibraryCopy>
     }
   }
   return CauseId::LoaderError;
+}
+
+std::optional<CauseId> recognise_damaged_library(const LibraryCopy& copy) {
+  for (const CauseInfo& row : kCauses) {
+    if ((row.where & kLoader) != 0 && row.sign == Sign::CopyDamaged &&
+        loader_sign_holds(row.sign, "", copy)) {
+      return row.id;
+    }
+  }
+  return std::nullopt;
 }
 
 CauseId recognise_worker_start(int error_number) {

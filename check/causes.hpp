@@ -116,6 +116,7 @@ enum class Sign {
   TorchLibraryMissing, // the library the loader did not find is libtorch's, and no copy is seen
   CopyUnreadable,      // a copy is where the loader looks, but this user may not read it
   CopyOtherMachine,    // a copy is there, built for another machine
+  CopyDamaged,         // a file the import needs is damaged (library_damage.hpp)
   KilledFromOutside,   // the worker ended by SIGKILL, which the check sends only when it stops it
   AddressSpaceLimited, // an address-space limit (ulimit -v) is set
 };
@@ -160,6 +161,10 @@ std::optional<CauseId> recognise_compute(const Evidence& evidence);
 // The probe module did not load: by the loader's words and, where it says a
 // library is not found, the copy of it seen where the loader looks.
 CauseId recognise_loader(std::string_view loader_words, const std::optional<LibraryCopy>& copy);
+// After an import that failed or killed the worker, a file it needs found
+// damaged (library_damage.hpp): the import row of that sign; nullopt for a
+// copy that is not damaged.
+std::optional<CauseId> recognise_damaged_library(const LibraryCopy& copy);
 // The worker could not be started: by the system's error number (errno);
 // SpawnFailed, a defect of the check or its installation, where no row fits.
 CauseId recognise_worker_start(int error_number);

@@ -14,8 +14,10 @@ using ojson = nlohmann::ordered_json;
 using json = nlohmann::json;
 
 constexpr std::array<std::string_view, 3> kNodeStates{"absent", "accessible", "not_accessible"};
-constexpr std::array<std::string_view, 4> kCopyStates{"absent", "readable", "not_readable",
-                                                      "other_machine"};
+constexpr std::array<std::string_view, 5> kCopyStates{"absent", "readable", "not_readable",
+                                                      "other_machine", "damaged"};
+constexpr std::array<std::string_view, 5> kDamages{"truncated", "bad_header", "dynamic_outside",
+                                                   "symbol_table", "record_mismatch"};
 constexpr std::array<std::string_view, 8> kShapes{"empty",     "-1",         "void",  "none",
                                                   "all",       "uuid_list",  "index_list", "other"};
 
@@ -126,18 +128,32 @@ std::optional<VisibleDevices> visible_from(const json& v, std::string& problem) 
   return out;
 }
 
+bool size_or_null(const json& v) {
+  return v.is_null() || (v.is_number_integer() && v.get<long long>() >= 0);
+}
+
+std::optional<long long> optional_size(const json& v) {
+  return v.is_number_integer() ? std::optional<long long>(v.get<long long>()) : std::nullopt;
+}
+
 std::optional<LibraryCopy> library_from(const json& v, std::string& problem) {
   LibraryCopy c;
   auto found = v.is_object() && v.contains("found") ? index_of(kCopyStates, v["found"]) : std::nullopt;
+  const json damage = v.is_object() ? v.value("damage", json()) : json();
   if (!found || !v.contains("name") || !v["name"].is_string() ||
       Sanitizer::token(v["name"].get<std::string>()).empty() ||
-      !token_or_null(v.value("machine", json())) || v.size() != 3) {
+      !token_or_null(v.value("machine", json())) || !size_or_null(v.value("size", json())) ||
+      !size_or_null(v.value("needed_size", json())) ||
+      !(damage.is_null() || index_of(kDamages, damage)) || v.size() != 6) {
     problem = "the evidence's library is malformed";
     return std::nullopt;
   }
   c.name = v["name"].get<std::string>();
   c.found = static_cast<CopyState>(*found);
   c.machine = optional_text(v["machine"]);
+  c.size = optional_size(v["size"]);
+  c.needed_size = optional_size(v["needed_size"]);
+  c.damage = optional_text(damage);
   return c;
 }
 
@@ -209,9 +225,13 @@ ojson evidence_json(const Evidence& e) {
   }
   ojson library = nullptr;
   if (e.library) {
+    auto size = [](const std::optional<long long>& n) { return n ? ojson(*n) : ojson(nullptr); };
     library = {{"name", e.library->name},
                {"found", kCopyStates[static_cast<size_t>(e.library->found)]},
-               {"machine", text_or_null(e.library->machine)}};
+               {"machine", text_or_null(e.library->machine)},
+               {"size", size(e.library->size)},
+               {"needed_size", size(e.library->needed_size)},
+               {"damage", text_or_null(e.library->damage)}};
   }
   return {{"runtime", e.runtime ? runtime_json(*e.runtime) : ojson(nullptr)},
           {"driver_library", text_or_null(e.driver_library)},

@@ -48,13 +48,25 @@ struct DeviceNodes {
 // Each variable that chooses visible GPUs, and the shape of its value when set.
 using VisibleDevices = std::vector<std::pair<std::string, std::optional<std::string>>>;
 
-enum class CopyState { Absent, Readable, NotReadable, OtherMachine };
+enum class CopyState { Absent, Readable, NotReadable, OtherMachine, Damaged };
 
-// A library the loader said it could not find, looked for where it looks.
+// A library the loader said it could not find, looked for where it looks; or
+// one the import needs, found damaged after the import failed or killed the
+// worker (library_damage.hpp).
 struct LibraryCopy {
+  LibraryCopy() = default;
+  LibraryCopy(std::string name_, CopyState found_, std::optional<std::string> machine_ = {})
+      : name(std::move(name_)), found(found_), machine(std::move(machine_)) {}
+
   std::string name;                    // its file name, "libc10.so"
   CopyState found = CopyState::Absent;
   std::optional<std::string> machine;  // for OtherMachine: "aarch64"
+  // For Damaged: the file's size, the size its headers need (null where they do not parse),
+  // and how it is damaged: truncated, bad_header, dynamic_outside, symbol_table or
+  // record_mismatch.
+  std::optional<long long> size;
+  std::optional<long long> needed_size;
+  std::optional<std::string> damage;
 };
 
 struct Evidence {

@@ -65,6 +65,7 @@ LoaderWords read_loader_words(std::string_view text) {
     w.needer = file_name(after(text, "(required by ", ")"));
   }
   if (text.find("undefined symbol") != std::string_view::npos) w.needer = w.subject;
+  w.symbol = std::string(after(text, "undefined symbol: ", ", \t\n"));
   w.elf_class = std::string(after(text, "wrong ELF class: ", " \t\n"));
   return w;
 }

@@ -22,6 +22,8 @@ struct LoaderWords {
                           // an undefined symbol
   std::string provider;   // the library that lacks the version ("libstdc++.so.6")
   std::string elf_class;  // "ELFCLASS32" of "wrong ELF class: ELFCLASS32"
+  std::string symbol;     // the undefined symbol ("_ZN3c10..." of "undefined symbol: _ZN3c10..."),
+                          // without its version
 };
 
 LoaderWords read_loader_words(std::string_view dlerror_text);

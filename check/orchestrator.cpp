@@ -5,13 +5,16 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <signal.h>
+
 #include "causes.hpp"
 #include "host_check.hpp"
+#include "library_damage.hpp"
 #include "output_file.hpp"
 #include "probe_abi.h"
-#include "torch_location.hpp"
 #include "kd/supervisor.hpp"
 #include "report.hpp"
+#include "torch_location.hpp"
 #include "util/files.hpp"
 #include "worker.hpp"
 
@@ -162,6 +165,72 @@ WorkerVerdict verdict_of_death(const RunResult& run, const WorkerFindings& findi
   return {Outcome::WorkerFailed, findings.stage, error, 0, words_of(id, sources, limits, sanitizer)};
 }
 
+// How an import ended that a damaged file may explain: words of the loader's that name no
+// other cause (an undefined symbol, a damaged file, words not recognised), or a worker killed
+// at the import stage by a signal that touching a damaged file raises. nullopt otherwise.
+std::optional<ImportFailure> failure_to_examine(const WorkerVerdict& verdict,
+                                                const RunResult& run, const Options& options) {
+  if (verdict.stage != Stage::Import || !verdict.error) return std::nullopt;
+  const std::string& type = verdict.error->type;
+  ImportFailure failure;
+  // The second look takes no longer than the worker was given, and an interrupt ends it.
+  failure.deadline = deadline_in(options.timeout_s);
+  failure.stop = [] { return pending_interrupt() != 0; };
+  if (verdict.outcome == Outcome::TorchImportFailed &&
+      (type == "MixedBuilds" || type == "CorruptLibrary" || type == "LoaderError")) {
+    const LoaderWords words = read_loader_words(verdict.error->message);
+    failure.undefined_symbol = verdict.error->message.find("undefined symbol") != std::string::npos;
+    failure.needer = words.needer;
+    failure.symbol = words.symbol;
+    return failure;
+  }
+  const int sig = run.status.signaled ? run.status.signal : 0;
+  const bool damage_signal =
+      sig == SIGBUS || sig == SIGSEGV || sig == SIGILL || sig == SIGFPE || sig == SIGABRT;
+  if (verdict.outcome == Outcome::WorkerFailed && type == "WorkerFailed" && damage_signal) {
+    return failure;
+  }
+  return std::nullopt;
+}
+
+// The files the import starts from: the probe module, and for the stable probe the libtorch
+// it opens by path in the torch folder found for it.
+std::vector<std::string> import_roots(const WorkerRequest& request) {
+  std::vector<std::string> roots{request.probe_path};
+  if (request.torch_dir.empty()) return roots;
+  const std::string libtorch = torch_library(request.torch_dir);
+  const std::string deps = dirname_of(libtorch) + "/libtorch_global_deps.so";
+  if (access(deps.c_str(), F_OK) == 0) roots.push_back(deps);
+  roots.push_back(libtorch);
+  return roots;
+}
+
+// After an import that failed or killed the worker, the files it needed, looked at without
+// loading them: a damaged one is the cause, whatever the worker's end was; else the verdict
+// stands.
+WorkerVerdict examined_import(WorkerVerdict verdict, const RunResult& run,
+                              const Options& options, const WorkerRequest& request,
+                              const std::string& self_exe, const ResourceLimits& limits,
+                              const Sanitizer& sanitizer) {
+  auto failure = failure_to_examine(verdict, run, options);
+  if (!failure) return verdict;
+  const LoaderSearch search = LoaderSearch::of_this_process(self_exe);
+  auto damaged = examine_import(import_roots(request), search, *failure);
+  auto id = damaged ? recognise_damaged_library(*damaged) : std::nullopt;
+  if (!id) return verdict;
+  const CauseInfo& row = cause_info(*id);
+  Evidence evidence;
+  evidence.library = *damaged;
+  ErrorInfo error{std::string(row.type),
+                  damage_words(*damaged) + " (found after the import failed: " +
+                      verdict.error->message + ")",
+                  evidence};
+  FactSources sources;
+  sources.evidence = &*error.evidence;
+  sources.error_message = error.message;
+  return {row.outcome, row.stage, error, 0, words_of(*id, sources, limits, sanitizer)};
+}
+
 // The stable probe's torch, looked for here before the worker starts: the interpreter asked
 // and the worker are never alive at once, so two processes stay all the check needs. nullopt
 // when found (its folder in `torch_dir`); else the verdict, TORCH_MISSING naming the search.
@@ -224,11 +293,12 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
 
   const ResourceLimits limits = read_resource_limits();
   if (auto verdict = verdict_of_end(run, findings, limits, sanitizer)) return *verdict;
-  if (findings.outcome && findings.protocol_problem.empty() && run.status.exited() &&
-      run.status.code == 0) {
-    return verdict_given(findings, options, limits, sanitizer);
-  }
-  return verdict_of_death(run, findings, limits, sanitizer);
+  const bool given = findings.outcome && findings.protocol_problem.empty() &&
+                     run.status.exited() && run.status.code == 0;
+  WorkerVerdict verdict = given ? verdict_given(findings, options, limits, sanitizer)
+                                : verdict_of_death(run, findings, limits, sanitizer);
+  if (is_pass(verdict.outcome)) return verdict;
+  return examined_import(std::move(verdict), run, options, request, self_exe, limits, sanitizer);
 }
 
 // Writes the report to stdout, the last destination. Stdout is a

@@ -63,6 +63,9 @@ const std::set<std::string>& allowed_extra_keys() {
       "/error/evidence/library/name",
       "/error/evidence/library/found",
       "/error/evidence/library/machine",
+      "/error/evidence/library/size",
+      "/error/evidence/library/needed_size",
+      "/error/evidence/library/damage",
   };
   return keys;
 }

@@ -1,5 +1,7 @@
 #include "requirements.hpp"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,11 +11,13 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <regex>
 
 #include "case.hpp"
 #include "manipulations.hpp"
 #include "runner.hpp"
 #include "kd/supervisor.hpp"
+#include "util/files.hpp"
 
 namespace kdh {
 namespace {
@@ -101,6 +105,48 @@ std::optional<Unmet> probe_stable_probe(const Runner& r) {
   return skip("needs the stable probe, which the check loads where no compiled probe is "
               "installed beside it (ci/gpu-proof's kit, the wheel); this check loads its "
               "compiled probe");
+}
+
+bool is_dist_info(const std::string& name) {
+  return name.size() > 10 && name.compare(name.size() - 10, 10, ".dist-info") == 0;
+}
+
+// The folder of *.dist-info folders above `file`, within `depth` folders; "" where none is.
+std::string site_packages_of(const std::string& file, int depth) {
+  std::string folder = kd::dirname_of(file);
+  for (int i = 0; i < depth && folder.size() > 1; ++i, folder = kd::dirname_of(folder)) {
+    for (const auto& name : kd::folder_entries(folder)) {
+      if (is_dist_info(name)) return folder;
+    }
+  }
+  return "";
+}
+
+// The libc10 the loader resolves for the import (ldd), and a RECORD of the site-packages folder
+// above it that lists it with a SHA-256.
+std::optional<Unmet> probe_wheel_record(const Runner& r) {
+  if (!r.import_root) return skip("needs the libtorch the check loads; none is found");
+  kd::SpawnSpec ldd;
+  ldd.argv = {"/usr/bin/ldd", *r.import_root};
+  std::smatch m;
+  const std::string listing = kd::run_supervised(ldd, kd::deadline_in(20), {}).out.data;
+  if (!std::regex_search(listing, m, std::regex("libc10\\.so[^ ]* => (/[^ ]+)"))) {
+    return skip("the loader finds no libc10 for the import (ldd)");
+  }
+  char real[PATH_MAX];
+  if (realpath(m[1].str().c_str(), real) == nullptr) return skip("cannot resolve " + m[1].str());
+  const std::string site = site_packages_of(real, 5);
+  if (!site.empty()) {
+    const std::string listed = std::string(real).substr(site.size() + 1) + ",sha256=";
+    for (const auto& name : kd::folder_entries(site)) {
+      if (!is_dist_info(name)) continue;
+      auto record = kd::read_file(site + "/" + name + "/RECORD");
+      if (record && record->find("\n" + listed) != std::string::npos) return met();
+    }
+  }
+  return skip("needs a libtorch installed from a wheel whose RECORD lists its libc10 with a "
+              "SHA-256 (the pypi variant: KERNODECK_TORCH=pypi); the import's libc10 is " +
+              std::string(real));
 }
 
 // ---- what the runner lets a case change -------------------------------------------------------
@@ -250,6 +296,9 @@ const std::vector<Entry>& registry() {
       {{R::CompiledProbe, "compiled-probe", "the check loads its compiled probe"},
        probe_compiled_probe},
       {{R::StableProbe, "stable-probe", "the check loads its stable probe"}, probe_stable_probe},
+      {{R::WheelRecord, "wheel-record",
+        "the import's libc10 installed from a wheel whose RECORD lists its SHA-256"},
+       probe_wheel_record},
       {{R::UserNamespaces, "user-namespaces",
         "`unshare --user --map-root-user --mount` works"},
        probe_user_namespaces},

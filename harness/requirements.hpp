@@ -26,6 +26,7 @@ enum class Requirement {
   ProbeModule,      // the check's probe module can be found beside it, with its libtorch
   CompiledProbe,    // the check loads its compiled probe (built against a libtorch's headers)
   StableProbe,      // the check loads its stable probe (libtorch's stable C functions alone)
+  WheelRecord,      // the import's libc10 is a wheel's, its RECORD listing its SHA-256
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace

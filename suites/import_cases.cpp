@@ -22,6 +22,7 @@
 #include "util/files.hpp"
 #include "util/text.hpp"
 #include "layer_test.hpp"
+#include "manipulations.hpp"
 #include "private_mounts.hpp"
 #include "kd/supervisor.hpp"
 #include "runner.hpp"
@@ -29,6 +30,7 @@
 namespace {
 
 using kdh::Case;
+using kdh::json;
 using kdh::Requirement;
 
 bool is_torch_library(const std::string& name) {
@@ -146,9 +148,10 @@ Case cuda_dependency_hidden(const std::string& id, const std::string& what,
       .expect_field_lacks("/error/message", "/");
 }
 
-// The real file behind the import's libc10 (libc10.so*, not libc10_cuda) as the
-// loader resolves it (ldd, run through `wrapper`); "" when it finds none.
-std::string resolved_libc10(const std::vector<std::string>& wrapper) {
+// The real file behind the import's library whose name starts with `prefix`
+// ("libc10.so": libc10.so*, not libc10_cuda) as the loader resolves it (ldd,
+// run through `wrapper`); "" when it finds none.
+std::string resolved_library(const std::string& prefix, const std::vector<std::string>& wrapper) {
   kd::SpawnSpec ldd;
   ldd.argv = wrapper;
   ldd.argv.push_back("/usr/bin/ldd");
@@ -158,7 +161,7 @@ std::string resolved_libc10(const std::vector<std::string>& wrapper) {
   for (std::string line; std::getline(lines, line);) {
     size_t arrow = line.find(" => /");
     size_t name = line.find_first_not_of(" \t");
-    if (arrow == std::string::npos || line.compare(name, 9, "libc10.so") != 0) continue;
+    if (arrow == std::string::npos || line.compare(name, prefix.size(), prefix) != 0) continue;
     std::string path = line.substr(arrow + 4, line.find(" (", arrow) - arrow - 4);
     char real[PATH_MAX];
     if (realpath(path.c_str(), real) != nullptr) return real;
@@ -166,35 +169,45 @@ std::string resolved_libc10(const std::vector<std::string>& wrapper) {
   return "";
 }
 
-// Every file the loader could take for the probe's libc10: it skips a library
-// of another class, machine, or one it may not read, and goes on searching (a
-// wheel's libc10 skipped, it takes the system's). Each copy found is covered,
-// in a private mount namespace, by a copy of the other ELF class, which the
-// loader always skips, and the loader asked again, until it finds none.
-std::vector<std::string> libc10_copies(const std::string& tmp, std::string& why_not) {
+// A file the loader skips, to cover a copy with: the ELF header of `found` marked of the other
+// class (the loader reads no further than the header of such a file).
+bool write_skipped_copy(const std::string& found, const std::string& skipped) {
+  std::ifstream in(found, std::ios::binary);
+  std::string header(4096, '\0');
+  in.read(&header[0], static_cast<std::streamsize>(header.size()));
+  header.resize(static_cast<size_t>(in.gcount()));
+  if (header.size() <= EI_CLASS) return false;
+  header[EI_CLASS] = static_cast<char>(ELFCLASS32);
+  std::ofstream out(skipped, std::ios::binary);
+  out << header;
+  return static_cast<bool>(out.flush());
+}
+
+// Every file the loader could take for the import's `prefix` library: it skips
+// a library of another class, machine, or one it may not read, and goes on
+// searching (a wheel's libc10 skipped, it takes the system's). Each copy found
+// is covered, in a private mount namespace, by a file of the other ELF class,
+// which the loader always skips, and the loader asked again, until it finds none.
+std::vector<std::string> library_copies(const std::string& tmp, const std::string& prefix,
+                                        std::string& why_not) {
   std::vector<std::string> copies;
-  const std::string skipped = tmp + "/skipped-libc10.so";
+  const std::string skipped = tmp + "/skipped-" + prefix;
   std::vector<std::string> inside = kdh::in_private_mounts(false);
   for (auto& arg : inside) kd::replace_all(arg, "{tmp}", tmp);
   for (int round = 0; round < 4; ++round) {
     kdh::PrivateMounts covers;
     for (const auto& copy : copies) covers.bind(skipped, copy);
     why_not = covers.write(tmp);
-    std::string found = why_not.empty() ? resolved_libc10(inside) : "";
+    std::string found = why_not.empty() ? resolved_library(prefix, inside) : "";
     if (!why_not.empty() || found.empty()) return copies;
     if (std::find(copies.begin(), copies.end(), found) != copies.end()) {
       why_not = "covering " + found + " did not hide it from the loader";
       return copies;
     }
     copies.push_back(found);
-    if (round == 0) {
-      auto bytes = kd::read_file(found, 1ULL << 32);
-      if (!bytes || bytes->size() <= EI_CLASS) break;
-      (*bytes)[EI_CLASS] = static_cast<char>(ELFCLASS32);
-      std::ofstream(skipped, std::ios::binary) << *bytes;
-    }
+    if (round == 0 && !write_skipped_copy(found, skipped)) break;
   }
-  why_not = "the loader still finds a libc10 after covering 4 copies";
+  why_not = "the loader still finds a " + prefix + " after covering 4 copies";
   return copies;
 }
 
@@ -221,7 +234,7 @@ using Change = std::function<std::string(std::string& bytes)>;
 std::function<std::string(const std::string&)> changed_libc10(Change change, mode_t mode) {
   return [change, mode](const std::string& tmp) -> std::string {
     std::string why_not;
-    const std::vector<std::string> copies = libc10_copies(tmp, why_not);
+    const std::vector<std::string> copies = library_copies(tmp, "libc10.so", why_not);
     if (!why_not.empty()) return why_not;
     auto bytes = copies.empty() ? std::nullopt : kd::read_file(copies[0], 1ULL << 32);
     if (!bytes) return "cannot find and read the probe's libc10 (ldd)";
@@ -311,6 +324,285 @@ Case changed_libc10_case(const std::string& id, const std::string& promise, Chan
       .expect_field("/error/type", type)
       .expect_field_lacks("/error/message", "/")
       .with_privacy_canaries();
+}
+
+// ---- damaged libraries: copies of real ones cut, or changed in place ----
+
+// How a copy of a library is damaged: cut with truncate's semantics (just past its ELF and
+// program headers, at half its size, one page before the end of its last loaded segment),
+// or of the same size with its dynamic symbol table overwritten; and that with every RECORD of
+// the site-packages folder above it hidden, so that no RECORD lists it.
+enum class Damage {
+  CutPastHeaders,
+  CutAtHalf,
+  CutInLastSegment,
+  SymbolsOverwritten,
+  SymbolsOverwrittenUnlisted,
+};
+
+bool in_place(Damage damage) {
+  return damage == Damage::SymbolsOverwritten || damage == Damage::SymbolsOverwrittenUnlisted;
+}
+
+// Where the headers put a file's parts: the end of its program headers, the end of its last
+// loaded segment's bytes in the file.
+struct FileSpan {
+  std::uint64_t size = 0;
+  std::uint64_t headers_end = 0;
+  std::uint64_t last_load_end = 0;
+};
+
+std::optional<FileSpan> file_span(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  FileSpan span;
+  span.size = static_cast<std::uint64_t>(in.tellg());
+  Elf64_Ehdr eh{};
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(&eh), sizeof eh) || eh.e_phentsize != sizeof(Elf64_Phdr)) {
+    return std::nullopt;
+  }
+  span.headers_end = eh.e_phoff + std::uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr);
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    in.seekg(static_cast<std::streamoff>(eh.e_phoff + i * sizeof ph));
+    if (!in.read(reinterpret_cast<char*>(&ph), sizeof ph)) return std::nullopt;
+    if (ph.p_type == PT_LOAD) span.last_load_end = std::max(span.last_load_end, ph.p_offset + ph.p_filesz);
+  }
+  return span;
+}
+
+// The size a cut leaves; 0 where the file is too small for it.
+std::uint64_t cut_size(Damage damage, const FileSpan& span) {
+  constexpr std::uint64_t kPage = 4096;
+  switch (damage) {
+    case Damage::CutPastHeaders: return span.headers_end;
+    case Damage::CutAtHalf: return span.size / 2;
+    case Damage::CutInLastSegment:
+      return span.last_load_end > 2 * kPage ? span.last_load_end - kPage : 0;
+    case Damage::SymbolsOverwritten:
+    case Damage::SymbolsOverwrittenUnlisted: return span.size;
+  }
+  return 0;
+}
+
+// The first `size` bytes of `from` in `to`.
+bool copy_prefix(const std::string& from, const std::string& to, std::uint64_t size) {
+  std::ifstream in(from, std::ios::binary);
+  std::ofstream out(to, std::ios::binary);
+  std::vector<char> chunk(1 << 20);
+  while (size > 0 && in) {
+    const auto want = static_cast<std::streamsize>(std::min<std::uint64_t>(size, chunk.size()));
+    in.read(chunk.data(), want);
+    out.write(chunk.data(), in.gcount());
+    size -= static_cast<std::uint64_t>(in.gcount());
+  }
+  return size == 0 && static_cast<bool>(out.flush());
+}
+
+// Every symbol of the dynamic symbol table (.dynsym) but the first, null one, overwritten by
+// zeros: the file keeps its size and its headers, and the loader finds none of its symbols.
+std::string overwrite_symbols(std::string& bytes) {
+  Elf64_Ehdr eh{};
+  if (bytes.size() < sizeof eh) return "the library is too short for an ELF header";
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  for (unsigned i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh{};
+    const std::uint64_t at = eh.e_shoff + std::uint64_t{i} * sizeof sh;
+    if (at + sizeof sh > bytes.size()) break;
+    std::memcpy(&sh, bytes.data() + at, sizeof sh);
+    if (sh.sh_type != SHT_DYNSYM || sh.sh_offset + sh.sh_size > bytes.size()) continue;
+    if (sh.sh_size <= sizeof(Elf64_Sym)) return "the library's .dynsym is empty";
+    std::memset(&bytes[sh.sh_offset + sizeof(Elf64_Sym)], 0, sh.sh_size - sizeof(Elf64_Sym));
+    return "";
+  }
+  return "the library has no .dynsym section";
+}
+
+// The damaged copy of `real` at `copy`; "" or why it could not be made. Writes its size to
+// {tmp}/damaged-size, which the case's check compares with the report's.
+std::string write_damaged_copy(const std::string& tmp, const std::string& real,
+                               const std::string& copy, Damage damage) {
+  auto span = file_span(real);
+  if (!span) return "cannot read the ELF headers of " + real;
+  const std::uint64_t size = cut_size(damage, *span);
+  if (size == 0 || size > span->size) return real + " is too small for this cut";
+  if (in_place(damage)) {
+    auto bytes = kd::read_file(real, 1ULL << 32);
+    if (!bytes) return "cannot read " + real;
+    if (std::string why = overwrite_symbols(*bytes); !why.empty()) return why;
+    std::ofstream out(copy, std::ios::binary);
+    if (!(out << *bytes) || !out.flush()) return "cannot write the damaged copy";
+  } else if (!copy_prefix(real, copy, size)) {
+    return "cannot write the cut copy of " + real;
+  }
+  return kdh::write_text_file(tmp + "/damaged-size", std::to_string(size));
+}
+
+// Every RECORD of the site-packages folder above `library` (the folder of its *.dist-info
+// folders, within 5 folders up) covered by an empty file; none where there is none.
+std::string hide_records(const std::string& tmp, const std::string& library,
+                         kdh::PrivateMounts& mounts) {
+  const std::string empty = tmp + "/empty-RECORD";
+  if (!kdh::write_text_file(empty, "").empty()) return "cannot write " + empty;
+  std::string folder = kd::dirname_of(library);
+  for (int depth = 0; depth < 5 && folder.size() > 1; ++depth, folder = kd::dirname_of(folder)) {
+    bool site = false;
+    for (const auto& name : kd::folder_entries(folder)) {
+      const std::string record = folder + "/" + name + "/RECORD";
+      if (name.size() <= 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0 ||
+          access(record.c_str(), F_OK) != 0) {
+        continue;
+      }
+      mounts.bind(empty, record);
+      site = true;
+    }
+    if (site) break;
+  }
+  return "";
+}
+
+// A copy of the import's `prefix` library damaged so, at {tmp}/damaged-<name>, and
+// {tmp}/mounts.sh, which binds it over every copy the loader could take.
+std::function<std::string(const std::string&)> damaged_library(const std::string& prefix,
+                                                              Damage damage) {
+  return [prefix, damage](const std::string& tmp) -> std::string {
+    std::string why_not;
+    const std::vector<std::string> copies = library_copies(tmp, prefix, why_not);
+    if (!why_not.empty()) return why_not;
+    if (copies.empty()) return "the loader finds no " + prefix + " for the import (ldd)";
+    const std::string copy = tmp + "/damaged-" + prefix;
+    if (std::string why = write_damaged_copy(tmp, copies[0], copy, damage); !why.empty()) {
+      return why;
+    }
+    if (chmod(copy.c_str(), 0644) != 0 || chmod(tmp.c_str(), 0755) != 0) {
+      return "cannot open the damaged copy to the check";
+    }
+    kdh::PrivateMounts mounts;
+    for (const auto& target : copies) mounts.bind(copy, target);
+    if (damage == Damage::SymbolsOverwrittenUnlisted) {
+      if (std::string why = hide_records(tmp, copies[0], mounts); !why.empty()) return why;
+    }
+    return mounts.write(tmp);
+  };
+}
+
+// The report's evidence: the damaged file's size is the copy's, and its headers need more
+// (a cut) or no more (changed in place).
+std::function<void(const kdh::CaseRun&, std::vector<std::string>&)> damaged_sizes(bool cut) {
+  return [cut](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+    const auto& report = run.main().report;
+    auto written = kd::read_file(run.tmp + "/damaged-size");
+    if (!report || !written) return;  // the case's own expectations say what is missing
+    const json::json_pointer at("/error/evidence/library");
+    const json library = report->contains(at) ? report->at(at) : json();
+    if (!library.is_object()) return;
+    const long long expected = std::stoll(*written);
+    const json size = library.value("size", json());
+    const json needed = library.value("needed_size", json());
+    if (!size.is_number_integer() || size.get<long long>() != expected) {
+      problems.push_back("/error/evidence/library/size: expected " + *written + ", got " +
+                         size.dump());
+    }
+    const bool fits = needed.is_number_integer() &&
+                      (cut ? needed.get<long long>() > expected : needed.get<long long>() <= expected);
+    if (!fits) {
+      problems.push_back("/error/evidence/library/needed_size: expected " +
+                         std::string(cut ? "more than " : "at most ") + *written + ", got " +
+                         needed.dump());
+    }
+  };
+}
+
+const char* damage_words(Damage damage) {
+  switch (damage) {
+    case Damage::CutPastHeaders: return "cut just past its ELF and program headers";
+    case Damage::CutAtHalf: return "cut at half its size";
+    case Damage::CutInLastSegment: return "cut one page before the end of its last loaded segment";
+    case Damage::SymbolsOverwritten:
+      return "of its own size with its dynamic symbol table overwritten by zeros (an undefined "
+             "symbol), its wheel's RECORD listing its SHA-256";
+    case Damage::SymbolsOverwrittenUnlisted:
+      return "of its own size with its dynamic symbol table overwritten by zeros (an undefined "
+             "symbol), no RECORD listing it (a wheel's hidden)";
+  }
+  return "";
+}
+
+// A damaged copy of the import's `prefix` library bound over the real file: whatever the
+// loader does with it (a SIGBUS, an undefined symbol), the check names the file.
+Case damaged_library_case(const std::string& id, const std::string& what,
+                          const std::string& prefix, Damage damage, std::vector<std::string> args,
+                          kdh::Where where = kdh::Where::here()) {
+  const char* expected = damage == Damage::SymbolsOverwritten           ? "record_mismatch"
+                         : damage == Damage::SymbolsOverwrittenUnlisted ? "symbol_table"
+                                                                        : "truncated";
+  Case c = Case(id, where);
+  c.guards(what + " " + damage_words(damage) + (in_place(damage) ? "," : "") +
+           " is TORCH_IMPORT_FAILED (4) with CorruptLibrary naming the file and its sizes, not "
+           "the worker's death or another cause")
+      .needs(Requirement::ProbeModule)
+      .needs(Requirement::UserNamespaces)
+      .prepare(damaged_library(prefix, damage),
+               "a copy of the import's " + prefix + " " + damage_words(damage) +
+                   ", bound over every copy the loader could take, in a private mount namespace")
+      .wrap(kdh::in_private_mounts(false), "")
+      .args(std::move(args))
+      .outcome("TORCH_IMPORT_FAILED", "import")
+      .expect_field("/error/type", "CorruptLibrary")
+      .expect_field("/error/evidence/library/found", "damaged")
+      .expect_field("/error/evidence/library/damage", expected)
+      .expect_field_contains("/message", "but " + prefix)
+      .expect_field_contains("/message", "is not a valid shared library")
+      .expect_field_contains("/message", "Reinstall the libtorch package")
+      .expect_field_contains("/error/message", prefix)
+      .expect_field_lacks("/error/message", "/")
+      .expect_field_lacks("/message", "/")
+      .also(damaged_sizes(!in_place(damage)))
+      .with_privacy_canaries();
+  if (damage == Damage::SymbolsOverwritten) c.needs(Requirement::WheelRecord);
+  return c;
+}
+
+// The three cuts of one library, one case each.
+std::vector<Case> cut_library_cases(const std::string& id, const std::string& what,
+                                    const std::string& prefix,
+                                    const std::vector<std::string>& args,
+                                    kdh::Where where = kdh::Where::here()) {
+  std::vector<Case> cases;
+  for (auto [suffix, damage] : {std::pair{"_cut_past_headers", Damage::CutPastHeaders},
+                                std::pair{"_cut_at_half", Damage::CutAtHalf},
+                                std::pair{"_cut_in_last_segment", Damage::CutInLastSegment}}) {
+    cases.push_back(damaged_library_case(id + suffix, what, prefix, damage, args, where));
+  }
+  return cases;
+}
+
+std::vector<Case> damaged_library_cases() {
+  std::vector<Case> all = cut_library_cases("damaged_libc10", "libc10", "libc10.so", {});
+  for (Case& c : cut_library_cases("damaged_libtorch_cpu", "libtorch's CPU library",
+                                   "libtorch_cpu.so", {"--device", "cpu"})) {
+    all.push_back(std::move(c));
+  }
+  for (Case& c : cut_library_cases("damaged_cublas", "the wheel's CUDA library cuBLAS",
+                                   "libcublas.so", {})) {
+    all.push_back(std::move(c.needs(Requirement::CudaBackend)));
+  }
+  all.push_back(damaged_library_case("damaged_libc10_symbols_overwritten", "libc10",
+                                     "libc10.so", Damage::SymbolsOverwritten, {}));
+  all.push_back(damaged_library_case("damaged_libc10_symbols_overwritten_unlisted", "libc10",
+                                     "libc10.so", Damage::SymbolsOverwrittenUnlisted, {}));
+  all.push_back(
+      Case("crash_while_loading_sound_files")
+          .guards("a worker killed by a signal while loading, every file it needs sound, stays "
+                  "WORKER_FAILED (11) with the generic WorkerFailed: no file is blamed")
+          .with_fault("crash=import")
+          .args({"--device", "cpu"})
+          .outcome("WORKER_FAILED", "import")
+          .expect_field("/error/type", "WorkerFailed")
+          .expect_field_contains("/error/message", "SIGSEGV")
+          .expect_field_contains("/message", "examine the environment")
+          .expect_null("/error/evidence"));
+  return all;
 }
 
 std::vector<Case> import_cause_cases() {
@@ -472,6 +764,7 @@ std::vector<Case> import_cases() {
 std::vector<Case> all_import_cases() {
   std::vector<Case> all = import_cases();
   for (Case& c : import_cause_cases()) all.push_back(std::move(c));
+  for (Case& c : damaged_library_cases()) all.push_back(std::move(c));
   return all;
 }
 

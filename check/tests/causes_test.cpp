@@ -292,6 +292,20 @@ TEST(RecogniseLoader, TheLoadersWordsNameTheRest) {
   EXPECT_EQ(loader(""), CauseId::LoaderError);
 }
 
+TEST(RecogniseDamagedLibrary, ADamagedFileTheImportNeedsIsACorruptLibrary) {
+  LibraryCopy damaged("libc10.so", CopyState::Damaged);
+  damaged.size = 680;
+  damaged.needed_size = 1671216;
+  damaged.damage = "truncated";
+  EXPECT_EQ(recognise_damaged_library(damaged), CauseId::CorruptLibrary);
+  EXPECT_FALSE(recognise_damaged_library(LibraryCopy("libc10.so", CopyState::Readable)));
+  EXPECT_FALSE(recognise_damaged_library(LibraryCopy("libc10.so", CopyState::Absent)));
+  // The loader's words of a missing library stay what they were beside such a copy.
+  EXPECT_EQ(loader("libc10.so: cannot open shared object file: No such file or directory",
+                   LibraryCopy("libc10.so", CopyState::Absent)),
+            CauseId::TorchNotFound);
+}
+
 TEST(RecogniseLoader, RunningOutOfMemoryIsToldApart) {
   EXPECT_EQ(loader("libcodec2.so.1.0: failed to map segment from shared object"),
             CauseId::AddressSpaceLimit);
@@ -419,6 +433,16 @@ TEST(CauseWords, TheLoadersNamesBecomeFileNames) {
                     "which this image's libstdc++.so.6 is too old to have.");
   EXPECT_TRUE(has(c.next_action, "newer libstdc++")) << c.next_action;
   EXPECT_FALSE(has(c.what, "/")) << c.what;
+}
+
+TEST(CauseWords, ADamagedFileIsTheLibraryNamedWhateverTheLoaderSaid) {
+  Evidence e;
+  e.library = LibraryCopy("libtorch_cpu.so.1.13.0", CopyState::Damaged);
+  e.library->damage = "truncated";
+  Facts f = facts_for(&e, "/opt/torch/lib/libc10_cuda.so: undefined symbol: _ZTIN3c105ErrorE");
+  Cause c = cause_words(CauseId::CorruptLibrary, f);
+  EXPECT_EQ(c.what, "libtorch was found but libtorch_cpu.so.1.13.0 is not a valid shared library: "
+                    "a truncated download or an overwritten file.");
 }
 
 TEST(CauseWords, TheAddressSpaceLimitIsNamed) {

@@ -118,6 +118,33 @@ TEST(EvidenceJson, RoundTrips) {
   ASSERT_TRUE(back) << problem;
 }
 
+TEST(EvidenceJson, ADamagedLibraryKeepsItsSizesAndHowItIsDamaged) {
+  Evidence e;
+  e.library = LibraryCopy("libc10.so", CopyState::Damaged);
+  e.library->size = 680;
+  e.library->needed_size = 1671216;
+  e.library->damage = "truncated";
+  auto j = evidence_json(e);
+  EXPECT_EQ(j["library"].dump(), "{\"name\":\"libc10.so\",\"found\":\"damaged\",\"machine\":null,"
+                                 "\"size\":680,\"needed_size\":1671216,\"damage\":\"truncated\"}");
+  std::string problem;
+  auto back = evidence_from_json(nlohmann::json::parse(j.dump()), problem);
+  ASSERT_TRUE(back) << problem;
+  EXPECT_EQ(evidence_json(*back).dump(), j.dump());
+  // A missing library's copy has no sizes.
+  EXPECT_TRUE(evidence_json(full())["library"]["size"].is_null());
+  auto refused = [&](const char* key, const nlohmann::json& value) {
+    nlohmann::json bad = nlohmann::json::parse(j.dump());
+    bad["library"][key] = value;
+    std::string why;
+    return !evidence_from_json(bad, why) && !why.empty();
+  };
+  EXPECT_TRUE(refused("damage", "shredded"));
+  EXPECT_TRUE(refused("size", -1));
+  EXPECT_TRUE(refused("needed_size", "1671216"));
+  EXPECT_TRUE(refused("extra", 1));
+}
+
 // The parent takes nothing but the evidence the check writes.
 TEST(EvidenceJson, ThePathsAndValuesOfAConfusedWorkerAreRefused) {
   auto refused = [](const std::string& pointer, const nlohmann::json& value) {

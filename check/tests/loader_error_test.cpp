@@ -44,6 +44,11 @@ TEST(LoaderWords, AVersionNeededAndWhoNeedsIt) {
 TEST(LoaderWords, UndefinedSymbolAndWrongClass) {
   EXPECT_EQ(read_loader_words("/x/libtorch_cpu.so: undefined symbol: _ZN3c10").needer,
             "libtorch_cpu.so");
+  EXPECT_EQ(read_loader_words("/x/libtorch_cpu.so: undefined symbol: _ZN3c10").symbol, "_ZN3c10");
+  EXPECT_EQ(read_loader_words("/x/libc10.so: undefined symbol: _ZTVN10__cxxabiv117__class_type_infoE, "
+                              "version ").symbol,
+            "_ZTVN10__cxxabiv117__class_type_infoE");
+  EXPECT_EQ(read_loader_words("/x/libc10.so: file too short").symbol, "");
   LoaderWords w = read_loader_words("libc10.so: wrong ELF class: ELFCLASS32");
   EXPECT_EQ(w.subject, "libc10.so");
   EXPECT_EQ(w.elf_class, "ELFCLASS32");

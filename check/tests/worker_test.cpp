@@ -672,8 +672,9 @@ class RunWorker : public ::testing::Test {
  protected:
   void TearDown() override { unsetenv("KD_TEST_PROBE_MODE"); }
 
-  static Walk load(const std::string& path, Device device = Device::Cpu) {
-    WorkerRequest request{device, 0, path, ""};
+  static Walk load(const std::string& path, Device device = Device::Cpu,
+                   const std::string& torch_dir = "") {
+    WorkerRequest request{device, 0, path, torch_dir};
     Lines lines;
     run_worker(request, [&lines](const std::string& l) { lines.push_back(l); });
     return fold(lines);
@@ -729,6 +730,40 @@ TEST_F(RunWorker, AHealthyModuleIsLoadedAndWalked) {
   EXPECT_EQ(w.findings.pytorch["version"], "1.13.1");
   ASSERT_FALSE(w.lines.empty());
   EXPECT_EQ(w.lines.front(), stage_event(Stage::Import));
+}
+
+TEST_F(RunWorker, AProbeThatLoadsLibtorchItselfIsGivenTheTorchFolder) {
+  setenv("KD_TEST_PROBE_MODE", "loads", 1);
+  Walk w = load(KD_TEST_PROBE_MODULE, Device::Cpu, "/kd-test/torch");
+  ASSERT_TRUE(w.findings.outcome.has_value());
+  EXPECT_EQ(*w.findings.outcome, Outcome::CpuCheckPassed);
+  EXPECT_TRUE(w.findings.execution["timings_ms"]["load"].is_number());
+}
+
+TEST_F(RunWorker, AProbeThatLoadsLibtorchItselfWithoutAFolderIsAnInternalError) {
+  setenv("KD_TEST_PROBE_MODE", "loads", 1);
+  expect_outcome(load(KD_TEST_PROBE_MODULE), Outcome::InternalError, "ProbeNeedsTorch");
+}
+
+TEST_F(RunWorker, ALibtorchTooOldForTheProbeIsItsCauseWithTheRelease) {
+  setenv("KD_TEST_PROBE_MODE", "loads", 1);
+  setenv("KD_TEST_TORCH_ANSWER", "old", 1);
+  Walk w = load(KD_TEST_PROBE_MODULE, Device::Cpu, "/kd-test/torch");
+  unsetenv("KD_TEST_TORCH_ANSWER");
+  expect_outcome(w, Outcome::TorchImportFailed, "StableAbiTooOld");
+  // What the library is, where its files say it: the release refused.
+  EXPECT_EQ(w.findings.pytorch["version"], "1.13.1");
+  EXPECT_NE(w.findings.error->message.find("lacks torch_call_dispatcher"), std::string::npos);
+}
+
+TEST_F(RunWorker, APartOfLibtorchMissingIsADependencyNotALibtorchNotFound) {
+  setenv("KD_TEST_PROBE_MODE", "loads", 1);
+  setenv("KD_TEST_TORCH_ANSWER",
+         "libtorch_cuda.so: cannot open shared object file: No such file or directory", 1);
+  Walk w = load(KD_TEST_PROBE_MODULE, Device::Cpu, "/kd-test/torch");
+  unsetenv("KD_TEST_TORCH_ANSWER");
+  // libtorch.so itself was found, so the missing libtorch_cuda is a part of it missing.
+  expect_outcome(w, Outcome::TorchImportFailed, "DependencyNotFound");
 }
 
 TEST_F(RunWorker, AHealthyCpuModuleHasNoGpuBackend) {

@@ -1,7 +1,11 @@
 // The probe module worker_test loads through run_worker, healthy or flawed.
 // KD_TEST_PROBE_MODE picks: unset, a healthy CPU-only library; "abi", a wrong
-// interface version; "null", an entry point that gives no probe.
+// interface version; "null", an entry point that gives no probe; "loads", a
+// probe that loads libtorch itself (as the stable probe does) and answers as
+// KD_TEST_TORCH_ANSWER says: "ok", "old" (a release too old), or else the
+// loader's words it fails with.
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <string>
@@ -53,6 +57,26 @@ kd_status runtime_status(int, long long, const char*, kd_runtime_status* out, kd
   return KD_OK;
 }
 
+// load_library of a probe that loads libtorch itself; the folder must be the one named.
+kd_status load_library(const char* torch_dir, kd_error* err) {
+  const char* answer = getenv("KD_TEST_TORCH_ANSWER");
+  std::string a = answer != nullptr ? answer : "ok";
+  if (torch_dir == nullptr || std::string(torch_dir) != "/kd-test/torch") {
+    strcpy(err->type, "loader");
+    strcpy(err->message, "the test probe was given another torch folder");
+    return KD_RUNTIME_ERROR;
+  }
+  if (a == "ok") return KD_OK;
+  if (a == "old") {
+    strcpy(err->type, "StableAbiTooOld");
+    strcpy(err->message, "libtorch 2.9.1 lacks torch_call_dispatcher and 4 more");
+    return KD_RUNTIME_ERROR;
+  }
+  strcpy(err->type, "loader");
+  snprintf(err->message, sizeof err->message, "%s", a.c_str());
+  return KD_RUNTIME_ERROR;
+}
+
 const kd_probe kHealthy = {KD_PROBE_ABI_VERSION, library_info, gpu_info, init_device, compute,
                            memory, device_info, runtime_status, KD_PROBE_KIND_LIBTORCH, nullptr};
 const kd_probe kFutureAbi = {KD_PROBE_ABI_VERSION + 1, library_info, gpu_info, init_device,
@@ -66,5 +90,12 @@ extern "C" __attribute__((visibility("default"))) const kd_probe* KD_PROBE_ENTRY
   std::string m = mode != nullptr ? mode : "";
   if (m == "abi") return &kFutureAbi;
   if (m == "null") return nullptr;
+  if (m == "loads") {
+    static const kd_probe kLoads = {KD_PROBE_ABI_VERSION, library_info,   gpu_info,
+                                    init_device,          compute,        memory,
+                                    device_info,          runtime_status, KD_PROBE_KIND_STABLE_ABI,
+                                    load_library};
+    return &kLoads;
+  }
   return &kHealthy;
 }

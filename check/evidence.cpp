@@ -53,6 +53,15 @@ std::vector<std::string_view> fields(std::string_view line) {
   return out;
 }
 
+// A decimal number of at most 10 digits, as /proc writes ids and counts.
+bool whole_number(std::string_view text, unsigned long& out) {
+  if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string_view::npos) {
+    return false;
+  }
+  out = std::stoul(std::string(text));
+  return true;
+}
+
 bool lists(std::string_view comma_list, std::string_view item) {
   for (size_t at = 0; at <= comma_list.size();) {
     size_t end = comma_list.find(',', at);
@@ -496,9 +505,8 @@ std::string devices_cgroup_folder(std::string_view proc_cgroup, std::string_view
 bool gid_map_covers(std::string_view gid_map, unsigned long gid) {
   for (std::string_view line : split_lines(gid_map)) {
     std::vector<std::string_view> f = fields(line);
-    if (f.size() != 3) continue;
-    const unsigned long inside = std::stoul(std::string(f[0]));
-    const unsigned long count = std::stoul(std::string(f[2]));
+    unsigned long inside = 0, count = 0;
+    if (f.size() != 3 || !whole_number(f[0], inside) || !whole_number(f[2], count)) continue;
     if (gid >= inside && gid - inside < count) return true;
   }
   return false;

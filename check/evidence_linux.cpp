@@ -242,7 +242,9 @@ RocmFacts rocm_facts(long long index, const std::string& sysfs) {
   const std::string nodes = sysfs + "/class/kfd/kfd/topology/nodes";
   std::vector<std::pair<int, std::string>> gpus;
   for (const auto& entry : folder_entries(nodes)) {
-    if (entry.empty() || entry.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (entry.empty() || entry.size() > 6 || entry.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
     auto text = read_file(nodes + "/" + entry + "/properties", 1 << 16);
     static const std::regex line("(^|\\n)gfx_target_version ([0-9]{1,9})(\\n|$)");
     std::smatch m;

@@ -269,6 +269,7 @@ TEST(GidMap, WhatAUserNamespaceMaps) {
   EXPECT_TRUE(gid_map_covers("0 1234567 1\n", 0));
   EXPECT_FALSE(gid_map_covers("0 1234567 1\n", 65534));
   EXPECT_TRUE(gid_map_covers("0 1000 1\n1 100000 65536\n", 65534));
+  EXPECT_FALSE(gid_map_covers("zero one two\n99999999999999999999 0 1\n", 0));  // no throw
 }
 
 TEST(GfxTarget, TheKfdVersionAsATargetsName) {

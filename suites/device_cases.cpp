@@ -414,7 +414,8 @@ std::vector<Case> wild_cause_cases() {
           .expect_field("/error/evidence/device_cgroup/nvidiactl_refused", false)
           .expect_field("/error/evidence/device_cgroup/nvidia_gpus_refused", 1)
           .expect_field_lacks("/message", "Run as a user")
-          .expect_field_lacks("/message", "Recreate the container"),
+          .expect_field_lacks("/message", "Recreate the container")
+          .expect_field_lacks("/error/message", "/"),
       in_devices_cgroup(
           init_error("other_jobs_gpus_are_no_cause", "opens-nodes", 100, "NoDevice",
                      "the driver sees no GPU", "Check device exposure"),
@@ -426,7 +427,8 @@ std::vector<Case> wild_cause_cases() {
           .expect_field("/error/evidence/device_cgroup/nvidia_gpus_refused", 1)
           .expect_field("/error/evidence/device_nodes/nvidia_gpus_accessible", 1)
           .expect_field_lacks("/message", "device cgroup")
-          .expect_field_lacks("/message", "Run as a user"),
+          .expect_field_lacks("/message", "Run as a user")
+          .expect_field_lacks("/error/message", "/"),
       in_private_dev(init_error("cause_node_group_unmapped", "opens-nodes", 999,
                                 "NodeGroupUnmapped",
                                 "it runs in a user namespace (a rootless container) that does not "
@@ -443,7 +445,8 @@ std::vector<Case> wild_cause_cases() {
           .expect_field("/error/evidence/user_namespace/gid_map", "partial")
           .expect_field("/error/evidence/user_namespace/unmapped_group_nodes", 3)
           .expect_field("/error/evidence/device_cgroup/nvidiactl_refused", false)
-          .expect_field_lacks("/message", "Run as a user"),
+          .expect_field_lacks("/message", "Run as a user")
+          .expect_field_lacks("/error/message", "/"),
       with_standin_driver(cause_case("cause_gpus_without_nvidia_runtime",
                                      "GPUs named by the device plugin (NVIDIA_VISIBLE_DEVICES "
                                      "holds UUIDs) in a container without their nodes is "
@@ -466,7 +469,8 @@ std::vector<Case> wild_cause_cases() {
           .expect_field("/error/evidence/visible_devices/NVIDIA_VISIBLE_DEVICES", "uuid_list")
           .expect_report_lacks(kPluginUuid)
           .expect_report_lacks("3c1d8e55")
-          .expect_field_lacks("/message", "--gpus"),
+          .expect_field_lacks("/message", "--gpus")
+          .expect_field_lacks("/error/message", "/"),
   };
 }
 
@@ -504,7 +508,8 @@ std::vector<Case> driver_file_cases() {
           .env("LD_LIBRARY_PATH", "{tmp}/driver")
           .expect_field("/error/evidence/runtime/error", 35)
           .expect_field("/error/evidence/driver_files/libcuda_so_1", "absent")
-          .expect_field("/error/evidence/driver_files/libcuda_version_without_link", "550.54.15"),
+          .expect_field("/error/evidence/driver_files/libcuda_version_without_link", "550.54.15")
+          .expect_field_lacks("/error/message", "/"),
       in_private_dev(
           cause_case("cause_driver_capability_missing",
                      "the NVIDIA nodes and NVML without libcuda (NVIDIA_DRIVER_CAPABILITIES "
@@ -522,7 +527,8 @@ std::vector<Case> driver_file_cases() {
           .env("NVIDIA_DRIVER_CAPABILITIES", "utility")
           .expect_field("/error/evidence/driver_files/libnvidia_ml_so_1", "present")
           .expect_field("/error/evidence/driver_files/libcuda_so_1", "absent")
-          .expect_field_lacks("/message", "Expose the driver"),
+          .expect_field_lacks("/message", "Expose the driver")
+          .expect_field_lacks("/error/message", "/"),
       in_private_dev(
           cause_case("cause_wsl_gpu_not_reached",
                      "a WSL2 kernel without /dev/nvidia* is GPU_UNAVAILABLE (6) naming WSL2's "
@@ -544,7 +550,8 @@ std::vector<Case> driver_file_cases() {
           .expect_field("/error/evidence/device_nodes/dxg", "accessible")
           .expect_field("/error/evidence/device_nodes/nvidia_gpus", 0)
           .expect_report_lacks("microsoft-standard")
-          .expect_field_lacks("/message", "started without"),
+          .expect_field_lacks("/message", "started without")
+          .expect_field_lacks("/error/message", "/"),
   };
 }
 

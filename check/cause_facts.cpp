@@ -20,21 +20,40 @@ std::string joined(const std::vector<std::string>& parts, const std::string& las
   return text;
 }
 
-// The nodes of the runtime's vendor this process may not open, by name.
-std::string closed_nodes(const DeviceNodes& n, bool hip) {
+// The nodes of the runtime's vendor whose mode refuses this process, by name (those the
+// device cgroup refuses are named by refused_nodes).
+std::string closed_nodes(const DeviceNodes& n, const DeviceCgroup& c, bool hip) {
   std::vector<std::string> names;
-  auto add = [&names](NodeState state, const char* name) {
-    if (state == NodeState::NotAccessible) names.emplace_back(name);
+  auto add = [&names](bool closed, const char* name) {
+    if (closed) names.emplace_back(name);
   };
   if (hip) {
-    add(n.kfd, "/dev/kfd");
-    if (n.render_nodes_accessible < n.render_nodes) names.emplace_back("/dev/dri/renderD*");
+    add(n.kfd == NodeState::NotAccessible && !c.kfd, "/dev/kfd");
+    add(n.render_nodes - n.render_nodes_accessible - c.render_nodes > 0, "/dev/dri/renderD*");
   } else {
-    add(n.nvidiactl, "/dev/nvidiactl");
-    add(n.nvidia_uvm, "/dev/nvidia-uvm");
-    if (n.nvidia_gpus_accessible < n.nvidia_gpus) names.emplace_back("/dev/nvidiaN");
+    add(n.nvidiactl == NodeState::NotAccessible && !c.nvidiactl, "/dev/nvidiactl");
+    add(n.nvidia_uvm == NodeState::NotAccessible && !c.nvidia_uvm, "/dev/nvidia-uvm");
+    add(n.nvidia_gpus - n.nvidia_gpus_accessible - c.nvidia_gpus > 0, "/dev/nvidiaN");
   }
   return joined(names, " and ");
+}
+
+// The nodes the device cgroup refuses, by name, and the GPUs among them: "2 of 2 /dev/nvidiaN".
+void cgroup_facts(const DeviceNodes& n, const DeviceCgroup& c, bool hip, Facts& facts) {
+  std::vector<std::string> names;
+  const int gpus = hip ? n.render_nodes : n.nvidia_gpus;
+  const int refused = hip ? c.render_nodes : c.nvidia_gpus;
+  const std::string gpu_name = hip ? "/dev/dri/renderD*" : "/dev/nvidiaN";
+  if (hip && c.kfd) names.emplace_back("/dev/kfd");
+  if (!hip && c.nvidiactl) names.emplace_back("/dev/nvidiactl");
+  if (!hip && c.nvidia_uvm) names.emplace_back("/dev/nvidia-uvm");
+  if (refused > 0) names.push_back(refused == gpus ? gpu_name : "some " + gpu_name);
+  facts["refused_nodes"] = names.empty() ? "no node named" : joined(names, " and ");
+  facts["refused_gpus"] = std::to_string(refused) + " of " + std::to_string(gpus) + " " + gpu_name;
+  facts["cgroup_list"] = c.devices_list == std::optional<std::string>("denies")
+                             ? " (its devices.list lacks them)"
+                         : c.hierarchy == "v2" ? " (a BPF device program of cgroup v2)"
+                                               : "";
 }
 
 // "CUDA_VISIBLE_DEVICES (a UUID list)": the variables set, with their shapes.
@@ -46,8 +65,42 @@ std::string variables_set(const VisibleDevices& variables) {
   return joined(set, " and ");
 }
 
+// The driver's files where the loader looks: a stub's, and the version of a driver library
+// without its link.
+void driver_file_facts(const Evidence& e, Facts& facts) {
+  const DriverFiles d = e.driver_files.value_or(DriverFiles{});
+  facts["libcuda_version"] = d.libcuda_version_without_link.value_or("<version>");
+  if (d.libcuda_folder == std::optional<std::string>("stubs")) {
+    facts["stub_file"] = d.libcuda_file.value_or("libcuda.so") + " of a stubs folder";
+  } else {
+    facts["stub_file"] = d.libcuda_file.value_or("libcuda.so.1") + ", a file without a driver version";
+  }
+  const NodeState dxg = e.device_nodes ? e.device_nodes->dxg : NodeState::Absent;
+  facts["dxg"] = dxg == NodeState::Absent     ? "/dev/dxg is missing too"
+                 : dxg == NodeState::Accessible ? "/dev/dxg is there"
+                                                : "/dev/dxg is there, but this user may not open it";
+}
+
+// A ROCm GPU's architecture and the variable that overrides it, by its shape.
+void rocm_facts_of(const Evidence& e, Facts& facts) {
+  const RocmFacts r = e.rocm.value_or(RocmFacts{});
+  facts["gfx_target"] = r.gfx_target.value_or("an architecture it does not name");
+  const std::string shape = r.hsa_override_gfx_version.value_or("");
+  facts["override"] = shape.empty() ? ""
+                      : shape == "empty"
+                          ? "; HSA_OVERRIDE_GFX_VERSION is set, but empty"
+                          : "; HSA_OVERRIDE_GFX_VERSION is set, and the target it names is not "
+                            "in the build either";
+}
+
 void device_facts(const Evidence& e, bool hip, Facts& facts) {
-  if (e.device_nodes) facts["closed_nodes"] = closed_nodes(*e.device_nodes, hip);
+  const DeviceCgroup cgroup = e.device_cgroup.value_or(DeviceCgroup{});
+  if (e.device_nodes) {
+    facts["closed_nodes"] = closed_nodes(*e.device_nodes, cgroup, hip);
+    cgroup_facts(*e.device_nodes, cgroup, hip, facts);
+  }
+  driver_file_facts(e, facts);
+  rocm_facts_of(e, facts);
   if (e.visible_devices) facts["variables"] = variables_set(*e.visible_devices);
   if (e.runtime) {
     facts["error"] = std::to_string(e.runtime->error);
@@ -82,10 +135,17 @@ void loader_facts(std::string_view words, const Evidence* e, const Sanitizer& s,
     facts["machine"] = (elf_class == "ELFCLASS32" ? "32-bit, " : "64-bit, ") + elf_class;
   }
   if (e != nullptr && e->library && e->library->machine) put("machine", *e->library->machine);
-  // A damaged file found after the import failed is the library the cause names.
-  if (e != nullptr && e->library && e->library->found == CopyState::Damaged) {
+  // A damaged file found after the import failed is the library the cause names, and so is a
+  // library the loader took from an unexpected folder.
+  if (e != nullptr && e->library &&
+      (e->library->found == CopyState::Damaged || e->library->folder)) {
     put("library", e->library->name);
   }
+  const std::optional<std::string> folder = e != nullptr && e->library ? e->library->folder
+                                                                        : std::nullopt;
+  facts["folder"] = folder == std::optional<std::string>("cuda_toolkit")
+                        ? "the image's CUDA toolkit folder that LD_LIBRARY_PATH names"
+                        : "a folder LD_LIBRARY_PATH names";
 }
 
 // "; the process limit (ulimit -u) is 1", or "" without one: each limit set
@@ -127,9 +187,11 @@ Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
                         : "--gpus, or the device plugin";
   facts["host_machine"] = elf_machine_name(host_elf_machine());
   std::string capability = Sanitizer::token(in.capability);
-  facts["architecture"] = capability.empty() ? "an architecture it does not name"
-                          : hip              ? capability
-                                             : "compute capability " + capability;
+  // On ROCm the capability stays unknown; the KFD topology may name the GPU's target.
+  const bool gfx = in.evidence != nullptr && in.evidence->rocm && in.evidence->rocm->gfx_target;
+  facts["architecture"] = !capability.empty() ? (hip ? capability : "compute capability " + capability)
+                          : gfx               ? *in.evidence->rocm->gfx_target
+                                              : "an architecture it does not name";
   if (in.evidence != nullptr) device_facts(*in.evidence, hip, facts);
   loader_facts(in.error_message, in.evidence, sanitizer, facts);
   words_fact(in.error_message, sanitizer, facts);

@@ -28,6 +28,51 @@ constexpr std::string_view kRaiseProcesses =
 // failure stays the backend's error).
 constexpr CauseInfo kCauses[] = {
     // ---- device ----
+    {CauseId::WslGpuNotReached, "wsl_gpu_not_reached",
+     "WSL2 without its way to the GPU (/dev/dxg and the WSL driver libraries)", Stage::Device,
+     Outcome::GpuUnavailable, "WslGpuNotReached", kCount, Api::Cuda, N{35, 100, 999, 3}, W{}, "",
+     Sign::WslWithoutNvidiaNodes,
+     "CUDA runtime error 35, 100, 999 or 3 on a WSL2 kernel (its release names microsoft) without "
+     "/dev/nvidiaN, which WSL2 never has: its GPU is /dev/dxg",
+     "No usable GPU in this process: this is WSL2 (a Microsoft kernel), where the GPU is reached "
+     "through /dev/dxg and the driver libraries of /usr/lib/wsl/lib, never /dev/nvidia* ({dxg}).",
+     "Install the NVIDIA driver for WSL on Windows (never a Linux driver inside WSL), start the "
+     "container with --gpus all (Docker Desktop's WSL2 backend mounts /dev/dxg and "
+     "/usr/lib/wsl/lib), and keep /usr/lib/wsl/lib on the loader's path (ldconfig)."},
+    {CauseId::GpusWithoutNvidiaRuntime, "gpus_without_nvidia_runtime",
+     "GPUs given by the device plugin, the container not started by the NVIDIA runtime",
+     Stage::Device, Outcome::GpuUnavailable, "GpusWithoutNvidiaRuntime", kCount, Api::Cuda,
+     N{35, 100, 999, 3}, W{}, "", Sign::PluginWithoutRuntime,
+     "CUDA runtime error 35, 100, 999 or 3 while NVIDIA_VISIBLE_DEVICES names GPU UUIDs (its "
+     "shape uuid_list, as the NVIDIA device plugin sets it) and there is no /dev/nvidiaN",
+     "No usable GPU in this process: GPUs were given to it (NVIDIA_VISIBLE_DEVICES names GPU "
+     "UUIDs, as the NVIDIA device plugin sets it), but no /dev/nvidia* node was put in the "
+     "container: it was not started by the NVIDIA container runtime.",
+     "Run the pod with the NVIDIA runtime (runtimeClassName: nvidia, or nvidia as the node's "
+     "default containerd or CRI-O runtime, as the GPU operator sets it up): the device plugin "
+     "only names the GPUs, the runtime exposes them."},
+    {CauseId::DriverLinkMissing, "driver_link_missing",
+     "libcuda.so.1 missing beside the driver library", Stage::Device, Outcome::GpuUnavailable,
+     "DriverLinkMissing", kCount, Api::Cuda, N{35}, W{}, "", Sign::LinkMissing,
+     "CUDA runtime error 35 (insufficient driver) with no driver version, while a "
+     "libcuda.so.<version> is where the loader looks and no libcuda.so.1 is",
+     "No usable GPU in this process: the NVIDIA driver library is there (libcuda.so.{libcuda_version}) "
+     "but not the libcuda.so.1 link the CUDA runtime loads it by.",
+     "Run ldconfig in the container (or let the NVIDIA container toolkit's update-ldcache or CDI "
+     "hook run it) so that libcuda.so.1 links to libcuda.so.{libcuda_version}; a driver library "
+     "copied into an image needs its link too."},
+    {CauseId::DriverCapabilityMissing, "driver_capability_missing",
+     "the driver mounted without its compute capability", Stage::Device, Outcome::GpuUnavailable,
+     "DriverCapabilityMissing", kCount, Api::Cuda, N{35}, W{}, "", Sign::CapabilityMissing,
+     "CUDA runtime error 35 (insufficient driver) with no driver version, while the NVIDIA device "
+     "nodes and libnvidia-ml.so.1 are there and no libcuda is where the loader looks: "
+     "NVIDIA_DRIVER_CAPABILITIES without compute",
+     "No usable GPU in this process: the GPUs' device nodes and the driver's management library "
+     "(libnvidia-ml.so.1) are there, but not its CUDA library (libcuda.so.1): the container "
+     "runtime mounted the driver without the compute capability.",
+     "Add compute to NVIDIA_DRIVER_CAPABILITIES (compute,utility, or all) where the container is "
+     "defined (the image's ENV, the pod's env, docker run -e) and start it again: the NVIDIA "
+     "container runtime mounts libcuda.so.1 only for that capability."},
     {CauseId::NoDriver, "no_driver", "no NVIDIA driver library", Stage::Device,
      Outcome::GpuUnavailable, "NoDriver", kCount, Api::Cuda, N{35}, W{"Found no NVIDIA driver"}, "",
      Sign::NoDriverVersion,
@@ -48,12 +93,63 @@ constexpr CauseInfo kCauses[] = {
      "{runtime_cuda}).",
      "Update the GPU driver, or install a libtorch built for the CUDA version the driver "
      "supports."},
+    {CauseId::StubDriver, "stub_driver", "the CUDA toolkit's stub driver library loaded",
+     Stage::Device, Outcome::GpuUnavailable, "StubDriver", kCount, Api::Cuda, N{34}, W{}, "",
+     Sign::StubLibrary,
+     "CUDA runtime error 34 (stub library) while the libcuda.so.1 the loader finds is in a stubs "
+     "folder or has no version in its file name",
+     "No usable GPU in this process: the CUDA runtime loaded a stub of the driver library "
+     "({stub_file}; error 34), which only serves to link programs, instead of the NVIDIA "
+     "driver's libcuda.so.1.",
+     "Take the stubs folder (the CUDA toolkit's lib64/stubs) off LD_LIBRARY_PATH and out of "
+     "ld.so.conf, and remove any libcuda.so.1 that links to the stub from the image, so that the "
+     "driver's own libcuda.so.1, which the NVIDIA container toolkit mounts, is loaded."},
+    {CauseId::DeviceCgroupDenied, "device_cgroup_denied",
+     "the device cgroup refuses the GPU nodes (the container's device rules lost)", Stage::Device,
+     Outcome::GpuUnavailable, "DeviceCgroupDenied", kCount, Api::Both, N{100, 999, 3, 304}, W{},
+     "", Sign::CgroupRefusesControl,
+     "runtime error 100, 999, 3 or 304 while the kernel refuses this process the vendor's "
+     "control node (/dev/nvidiactl or /dev/nvidia-uvm; /dev/kfd for ROCm) with EPERM when its "
+     "permissions are asked (access(2), never an open): a device cgroup, not the node's mode; on "
+     "cgroup v1 its devices.list is read too",
+     "No usable GPU in this process: the device nodes are there and their permissions allow this "
+     "user, but the kernel refuses them ({refused_nodes}: EPERM): the container's device "
+     "cgroup{cgroup_list} no longer lets it use the GPUs, as when its device rules are lost "
+     "(systemctl daemon-reload with the systemd cgroup driver, the kubelet's static CPU manager).",
+     "Recreate the container (a restart keeps the lost rules); for a lasting fix, as NVIDIA "
+     "documents, create the /dev/char links of the NVIDIA nodes (nvidia-ctk system "
+     "create-dev-char-symlinks --create-all), give the nodes as --device rules, or run the "
+     "container runtime with the cgroupfs cgroup driver."},
+    {CauseId::NoGpuGranted, "no_gpu_granted", "no GPU granted to this job by its device cgroup",
+     Stage::Device, Outcome::GpuUnavailable, "NoGpuGranted", kCount, Api::Both,
+     N{100, 999, 3, 304}, W{}, "", Sign::CgroupRefusesEveryGpu,
+     "runtime error 100, 999, 3 or 304 while the kernel refuses every GPU node (/dev/nvidiaN; "
+     "/dev/dri/renderD* for ROCm) with EPERM and the control node is open: a scheduler's device "
+     "cgroup, which grants a job its own GPUs (only some GPUs refused is no cause of its own)",
+     "No usable GPU in this process: its device cgroup grants it none of the GPUs here "
+     "({refused_gpus} refused: EPERM) while the driver's own nodes are open, as a scheduler does "
+     "with the GPUs of other jobs (Slurm's ConstrainDevices, a device plugin).",
+     "Ask the scheduler for a GPU (srun --gres=gpu:1, the pod's nvidia.com/gpu limit) and run the "
+     "check inside that allocation: it counts the GPUs it was granted from 0."},
+    {CauseId::NodeGroupUnmapped, "node_group_unmapped",
+     "the device nodes' group not mapped into the user namespace (a rootless container)",
+     Stage::Device, Outcome::GpuUnavailable, "NodeGroupUnmapped", kCount, Api::Both,
+     N{100, 999, 3, 304}, W{}, "", Sign::GroupUnmapped,
+     "runtime error 100, 999, 3 or 304 while GPU nodes that their mode refuses belong to a group "
+     "this process's user namespace does not map (their gid shows as the overflow gid of "
+     "/proc/sys/kernel/overflowgid, which /proc/self/gid_map lacks)",
+     "No usable GPU in this process: it runs in a user namespace (a rootless container) that does "
+     "not map the device nodes' group, so their group shows as the overflow group and no user in "
+     "here can join it ({closed_nodes}).",
+     "Keep the host's groups in the rootless container (podman run --group-add keep-groups, with "
+     "crun), map the nodes' group into its user namespace (/etc/subgid), or give the nodes a mode "
+     "that lets others read and write them (a udev rule)."},
     {CauseId::DeviceNodesNotAccessible, "device_nodes_not_accessible",
      "device nodes this user may not open", Stage::Device, Outcome::GpuUnavailable,
      "DeviceNodesNotAccessible", kCount, Api::Both, N{100, 999, 3, 304}, W{}, "",
      Sign::NodesNotAccessible,
      "runtime error 100, 999, 3 or 304 while a GPU device node exists that this process may not "
-     "read and write",
+     "read and write by its mode (access(2) answers EACCES)",
      "No usable GPU in this process: the device nodes are there but this user may not open them "
      "({closed_nodes}).",
      "Run as a user who may read and write them (their group, often video or render), or let "
@@ -177,6 +273,17 @@ constexpr CauseInfo kCauses[] = {
      "{provider} is too old to have.",
      "Use a base image with a newer glibc (a newer distribution release), or a libtorch built for "
      "an older one (a wheel's manylinux tag names the oldest glibc it supports)."},
+    {CauseId::CudaLibraryShadowed, "cuda_library_shadowed",
+     "an older CUDA library of the image shadows the one libtorch came with", Stage::Import,
+     Outcome::TorchImportFailed, "CudaLibraryShadowed", kLoader, Api::Both, N{}, W{}, "",
+     Sign::CopyShadowing,
+     "loader: undefined symbol ..., version libX.so.N, of a library not of libtorch, which the "
+     "loader takes (resolving the import's needs as it does) from a folder LD_LIBRARY_PATH "
+     "names: the image's CUDA toolkit folder, or another",
+     "libtorch was found but {needer} needs a newer {library} than the one the loader takes "
+     "first, from {folder}: the image's own CUDA libraries shadow those libtorch came with.",
+     "Take that folder off LD_LIBRARY_PATH, or put it after the folders of the libraries libtorch "
+     "came with (a pip torch's nvidia/*/lib): they need {library} of their own CUDA release."},
     {CauseId::MixedBuilds, "mixed_builds", "libtorch libraries from different builds",
      Stage::Import, Outcome::TorchImportFailed, "MixedBuilds", kLoader, Api::Both, N{},
      W{"undefined symbol"}, "", Sign::None, "loader: undefined symbol",
@@ -269,6 +376,18 @@ constexpr CauseInfo kCauses[] = {
      "-DKERNODECK_TORCH_PYTHON=python3, then cmake --install build-probe; docs/gpu-runners.md)."},
 
     // ---- compute ----
+    {CauseId::RocmArchitectureMissing, "rocm_architecture_missing",
+     "a ROCm build without this GPU's architecture", Stage::Compute, Outcome::RuntimeError,
+     "RocmArchitectureMissing", kCompute, Api::Hip, N{98, 209}, W{}, "", Sign::GfxTargetKnown,
+     "HIP runtime error 98 (invalid device function) or 209 (no binary for the GPU) while the "
+     "GPU's gfx target is read from the kernel's KFD topology "
+     "(/sys/class/kfd/kfd/topology/nodes/*/properties)",
+     "The computation failed: this libtorch's ROCm build has no code for this GPU's architecture, "
+     "{gfx_target} (error {error}){override}.",
+     "Install a ROCm build of libtorch whose architecture list includes {gfx_target} (a PyTorch "
+     "ROCm release that supports this GPU, or a build with PYTORCH_ROCM_ARCH={gfx_target}); for a "
+     "GPU of a family the build does support, HSA_OVERRIDE_GFX_VERSION may name that family's "
+     "target (10.3.0 for gfx1030), at your own risk."},
     {CauseId::NoKernelImage, "no_kernel_image", "no kernel image for this GPU's architecture",
      Stage::Compute, Outcome::RuntimeError, "NoKernelImage", kCompute, Api::Both, N{209}, W{}, "",
      Sign::None, "runtime error 209 (no kernel image for the device)",
@@ -277,6 +396,14 @@ constexpr CauseInfo kCauses[] = {
      "Install a libtorch built for {architecture} (a release whose architecture list includes it, "
      "or a build with TORCH_CUDA_ARCH_LIST or PYTORCH_ROCM_ARCH naming it), or run on a GPU the "
      "build supports."},
+    {CauseId::PtxTooNew, "ptx_too_new", "PTX built by a newer CUDA toolchain than the driver's",
+     Stage::Compute, Outcome::RuntimeError, "PtxTooNew", kCompute, Api::Cuda, N{222}, W{}, "",
+     Sign::None, "CUDA runtime error 222 (unsupported PTX version)",
+     "The computation failed: this libtorch's PTX was built by a newer CUDA toolchain than the "
+     "driver supports (the driver supports CUDA {driver_cuda}; error 222), and it has no kernel "
+     "built for this GPU to use instead.",
+     "Update the GPU driver to one that supports this libtorch's CUDA release, or install a "
+     "libtorch built for the CUDA version the driver supports (a wheel of an older CUDA)."},
     {CauseId::GpuFault, "gpu_fault", "a GPU fault (illegal memory access, launch failure)",
      Stage::Compute, Outcome::RuntimeError, "GpuFault", kCompute, Api::Both, N{700, 719}, W{}, "",
      Sign::None, "runtime error 700 (illegal address) or 719 (launch failure)",
@@ -404,15 +531,24 @@ bool api_fits(Api api, const std::string& runtime) {
 
 bool nodes_of_hip(const Evidence& e) { return e.runtime && e.runtime->api == "hip"; }
 
-// A GPU node of the runtime's vendor this process may not open.
+const DeviceCgroup& cgroup_of(const Evidence& e) {
+  static const DeviceCgroup kNone;
+  return e.device_cgroup ? *e.device_cgroup : kNone;
+}
+
+// A GPU node of the runtime's vendor whose mode refuses this process (the
+// device cgroup's refusals, EPERM, are not the mode's).
 bool nodes_not_accessible(const Evidence& e) {
   if (!e.device_nodes) return false;
   const DeviceNodes& n = *e.device_nodes;
+  const DeviceCgroup& c = cgroup_of(e);
   if (nodes_of_hip(e)) {
-    return n.kfd == NodeState::NotAccessible || n.render_nodes_accessible < n.render_nodes;
+    return (n.kfd == NodeState::NotAccessible && !c.kfd) ||
+           n.render_nodes - n.render_nodes_accessible - c.render_nodes > 0;
   }
-  return n.nvidiactl == NodeState::NotAccessible || n.nvidia_uvm == NodeState::NotAccessible ||
-         n.nvidia_gpus_accessible < n.nvidia_gpus;
+  return (n.nvidiactl == NodeState::NotAccessible && !c.nvidiactl) ||
+         (n.nvidia_uvm == NodeState::NotAccessible && !c.nvidia_uvm) ||
+         n.nvidia_gpus - n.nvidia_gpus_accessible - c.nvidia_gpus > 0;
 }
 
 bool no_gpu_nodes(const Evidence& e) {
@@ -431,29 +567,97 @@ bool hidden_by_variable(const Evidence& e) {
   return false;
 }
 
+// NVIDIA_VISIBLE_DEVICES names GPU UUIDs, as the device plugin sets it, and no /dev/nvidiaN.
+bool plugin_without_runtime(const Evidence& e) {
+  if (!e.visible_devices || !e.device_nodes || e.device_nodes->nvidia_gpus != 0) return false;
+  for (const auto& [name, shape] : *e.visible_devices) {
+    if (name == "NVIDIA_VISIBLE_DEVICES") return shape == std::optional<std::string>("uuid_list");
+  }
+  return false;
+}
+
+// The runtime reports no driver, and the driver's files say which part is missing.
+bool link_missing(const Evidence& e) {
+  return e.runtime && !e.runtime->driver_version && e.driver_files &&
+         !e.driver_files->libcuda_so_1 && e.driver_files->libcuda_version_without_link;
+}
+
+bool capability_missing(const Evidence& e) {
+  if (!e.runtime || e.runtime->driver_version || !e.driver_files || !e.device_nodes) return false;
+  const DriverFiles& d = *e.driver_files;
+  const DeviceNodes& n = *e.device_nodes;
+  return !d.libcuda_so_1 && !d.libcuda_version_without_link && d.libnvidia_ml_so_1 &&
+         (n.nvidiactl != NodeState::Absent || n.nvidia_gpus > 0);
+}
+
+// The libcuda.so.1 found where the loader looks (or the one loaded) is a stub.
+bool stub_library(const Evidence& e) {
+  if (e.driver_library && !library_file_version(*e.driver_library)) return true;
+  if (!e.driver_files || !e.driver_files->libcuda_so_1) return false;
+  const DriverFiles& d = *e.driver_files;
+  return d.libcuda_folder == std::optional<std::string>("stubs") ||
+         (d.libcuda_file && !library_file_version(*d.libcuda_file));
+}
+
+bool cgroup_refuses_control(const Evidence& e) {
+  const DeviceCgroup& c = cgroup_of(e);
+  return nodes_of_hip(e) ? c.kfd : c.nvidiactl || c.nvidia_uvm;
+}
+
+// Every GPU node refused by the device cgroup, the vendor's control node open.
+bool cgroup_refuses_every_gpu(const Evidence& e) {
+  if (!e.device_nodes || cgroup_refuses_control(e)) return false;
+  const DeviceNodes& n = *e.device_nodes;
+  const DeviceCgroup& c = cgroup_of(e);
+  if (nodes_of_hip(e)) {
+    return n.kfd == NodeState::Accessible && n.render_nodes > 0 && c.render_nodes == n.render_nodes;
+  }
+  return n.nvidiactl == NodeState::Accessible && n.nvidia_gpus > 0 &&
+         c.nvidia_gpus == n.nvidia_gpus;
+}
+
+bool device_sign_holds(Sign sign, const Evidence& e) {
+  switch (sign) {
+    case Sign::NodesNotAccessible: return nodes_not_accessible(e);
+    case Sign::WslWithoutNvidiaNodes:
+      return e.wsl_kernel.value_or(false) && e.device_nodes && e.device_nodes->nvidia_gpus == 0;
+    case Sign::PluginWithoutRuntime: return plugin_without_runtime(e);
+    case Sign::LinkMissing: return link_missing(e);
+    case Sign::CapabilityMissing: return capability_missing(e);
+    case Sign::StubLibrary: return stub_library(e);
+    case Sign::CgroupRefusesControl: return cgroup_refuses_control(e);
+    case Sign::CgroupRefusesEveryGpu: return cgroup_refuses_every_gpu(e);
+    case Sign::GroupUnmapped:
+      return e.user_namespace && !e.user_namespace->identity &&
+             e.user_namespace->unmapped_group_nodes > 0;
+    case Sign::NoGpuNodes: return no_gpu_nodes(e);
+    case Sign::GpusHidden: return hidden_by_variable(e);
+    case Sign::UvmMissing:
+      return e.device_nodes && e.device_nodes->nvidia_gpus > 0 &&
+             e.device_nodes->nvidia_uvm == NodeState::Absent;
+    case Sign::GfxTargetKnown: return e.rocm && e.rocm->gfx_target;
+    default: return false;
+  }
+}
+
 bool sign_holds(Sign sign, const Evidence& e) {
   const int driver = e.runtime && e.runtime->driver_version ? 1 : 0;
   switch (sign) {
     case Sign::None: return true;
     case Sign::NoDriverVersion: return e.runtime && driver == 0;
     case Sign::DriverVersion: return driver == 1;
-    case Sign::NodesNotAccessible: return nodes_not_accessible(e);
-    case Sign::NoGpuNodes: return no_gpu_nodes(e);
-    case Sign::GpusHidden: return hidden_by_variable(e);
-    case Sign::UvmMissing:
-      return e.device_nodes && e.device_nodes->nvidia_gpus > 0 &&
-             e.device_nodes->nvidia_uvm == NodeState::Absent;
     case Sign::LoaderOutOfMemory:
     case Sign::TorchLibraryMissing:
     case Sign::CopyUnreadable:
     case Sign::CopyOtherMachine:
     case Sign::CopyDamaged:
+    case Sign::CopyShadowing:
       return false;  // loader signs: loader_sign_holds
     case Sign::KilledFromOutside:
     case Sign::AddressSpaceLimited:
       return false;  // the parent's signs: worker_sign_holds
+    default: return device_sign_holds(sign, e);
   }
-  return false;
 }
 
 // The device or compute row for a runtime's answer, or for libtorch's words
@@ -488,6 +692,15 @@ bool loader_sign_holds(Sign sign, std::string_view text, const std::optional<Lib
     case Sign::CopyUnreadable: return found == CopyState::NotReadable;
     case Sign::CopyOtherMachine: return found == CopyState::OtherMachine;
     case Sign::CopyDamaged: return found == CopyState::Damaged;
+    case Sign::CopyShadowing: {
+      // An undefined symbol of a library's version ("version libnvJitLink.so.13"), that library
+      // not libtorch's, taken from a folder LD_LIBRARY_PATH names.
+      const std::string version = read_loader_words(text).symbol_version;
+      const bool from_library_path = copy && (copy->folder == std::optional<std::string>("cuda_toolkit") ||
+                                              copy->folder == std::optional<std::string>("ld_library_path"));
+      return found == CopyState::Readable && from_library_path && !version.empty() &&
+             !is_torch_library(version) && copy->name == version;
+    }
     default: return false;
   }
 }
@@ -548,6 +761,16 @@ CauseId recognise_loader(std::string_view text, const std::optional<LibraryCopy>
     }
   }
   return CauseId::LoaderError;
+}
+
+std::optional<CauseId> recognise_shadowing(std::string_view loader_words, const LibraryCopy& copy) {
+  for (const CauseInfo& row : kCauses) {
+    if ((row.where & kLoader) != 0 && row.sign == Sign::CopyShadowing &&
+        loader_sign_holds(row.sign, loader_words, copy)) {
+      return row.id;
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<CauseId> recognise_damaged_library(const LibraryCopy& copy) {

@@ -33,8 +33,16 @@ namespace kd {
 
 enum class CauseId {
   // device: no usable GPU
+  WslGpuNotReached,
+  GpusWithoutNvidiaRuntime,
+  DriverLinkMissing,
+  DriverCapabilityMissing,
   NoDriver,
   DriverTooOld,
+  StubDriver,
+  DeviceCgroupDenied,
+  NoGpuGranted,
+  NodeGroupUnmapped,
   DeviceNodesNotAccessible,
   NoDeviceNodes,
   GpusHidden,
@@ -53,6 +61,7 @@ enum class CauseId {
   AddressSpaceLimit,
   CxxRuntimeTooOld,
   CLibraryTooOld,
+  CudaLibraryShadowed,
   MixedBuilds,
   CorruptLibrary,
   LibraryUnreadable,
@@ -65,7 +74,9 @@ enum class CauseId {
   NoPythonForTorch,
   StableAbiTooOld,
   // compute: the computation failed on the GPU
+  RocmArchitectureMissing,
   NoKernelImage,
+  PtxTooNew,
   GpuFault,
   UncorrectableEcc,
   // the worker could not be started
@@ -108,7 +119,15 @@ enum class Sign {
   None,
   NoDriverVersion,     // the runtime reports no driver version (0)
   DriverVersion,       // it reports one
-  NodesNotAccessible,  // a GPU device node exists that this process may not open
+  NodesNotAccessible,  // a GPU device node exists that its mode refuses this process
+  WslWithoutNvidiaNodes,  // a WSL2 kernel, and no /dev/nvidiaN
+  PluginWithoutRuntime,   // NVIDIA_VISIBLE_DEVICES names GPU UUIDs, and no /dev/nvidiaN
+  LinkMissing,         // no libcuda.so.1 where the loader looks, a libcuda.so.<version> there
+  CapabilityMissing,   // no libcuda at all, NVML there, and the NVIDIA device nodes
+  StubLibrary,         // the libcuda.so.1 found (or loaded) is a stub: a stubs folder, no version
+  CgroupRefusesControl,  // the device cgroup refuses the vendor's control node (EPERM)
+  CgroupRefusesEveryGpu, // it refuses every GPU node, the control node open
+  GroupUnmapped,       // nodes refused by their mode whose group this user namespace lacks
   NoGpuNodes,          // no GPU device node of the backend's vendor
   GpusHidden,          // GPU nodes there, and a visibility variable set
   UvmMissing,          // /dev/nvidiaN there, /dev/nvidia-uvm not
@@ -117,8 +136,11 @@ enum class Sign {
   CopyUnreadable,      // a copy is where the loader looks, but this user may not read it
   CopyOtherMachine,    // a copy is there, built for another machine
   CopyDamaged,         // a file the import needs is damaged (library_damage.hpp)
+  CopyShadowing,       // a library not of libtorch, lacking a versioned symbol, that the loader
+                       // took from a folder of LD_LIBRARY_PATH
   KilledFromOutside,   // the worker ended by SIGKILL, which the check sends only when it stops it
   AddressSpaceLimited, // an address-space limit (ulimit -v) is set
+  GfxTargetKnown,      // the ROCm GPU's gfx target read from the KFD topology
 };
 
 struct CauseInfo {
@@ -161,6 +183,10 @@ std::optional<CauseId> recognise_compute(const Evidence& evidence);
 // The probe module did not load: by the loader's words and, where it says a
 // library is not found, the copy of it seen where the loader looks.
 CauseId recognise_loader(std::string_view loader_words, const std::optional<LibraryCopy>& copy);
+// After an import that failed on an undefined symbol of a versioned library not of
+// libtorch, `copy` is that library as the loader took it (its folder's role):
+// the cause, or nullopt where the loader's words and the copy name none.
+std::optional<CauseId> recognise_shadowing(std::string_view loader_words, const LibraryCopy& copy);
 // After an import that failed or killed the worker, a file it needs found
 // damaged (library_damage.hpp): the import row of that sign; nullopt for a
 // copy that is not damaged.

@@ -66,6 +66,7 @@ LoaderWords read_loader_words(std::string_view text) {
   }
   if (text.find("undefined symbol") != std::string_view::npos) w.needer = w.subject;
   w.symbol = std::string(after(text, "undefined symbol: ", ", \t\n"));
+  if (!w.symbol.empty()) w.symbol_version = file_name(after(text, w.symbol + ", version ", " \t\n)"));
   w.elf_class = std::string(after(text, "wrong ELF class: ", " \t\n"));
   return w;
 }

@@ -24,6 +24,8 @@ struct LoaderWords {
   std::string elf_class;  // "ELFCLASS32" of "wrong ELF class: ELFCLASS32"
   std::string symbol;     // the undefined symbol ("_ZN3c10..." of "undefined symbol: _ZN3c10..."),
                           // without its version
+  std::string symbol_version;  // the version the symbol was asked of, a library's soname
+                               // ("libnvJitLink.so.13" of "..., version libnvJitLink.so.13")
 };
 
 LoaderWords read_loader_words(std::string_view dlerror_text);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -205,9 +206,57 @@ std::vector<std::string> import_roots(const WorkerRequest& request) {
   return roots;
 }
 
+// After an undefined symbol of a library's version ("version libnvJitLink.so.13"), that library
+// not libtorch's: the copy the loader takes for the import, and the role of its folder (a
+// folder of LD_LIBRARY_PATH, a CUDA toolkit's among them, the needing file's own paths, the
+// system's). nullopt for other words, or where the loader would find none.
+std::optional<LibraryCopy> versioned_library_taken(const std::string& words,
+                                                   const std::vector<std::string>& roots,
+                                                   const LoaderSearch& search) {
+  const std::string version = read_loader_words(words).symbol_version;
+  if (version.empty() || is_torch_library(version)) return std::nullopt;
+  for (const ImportFile& f : import_closure(roots, search)) {
+    if (f.path.substr(f.path.rfind('/') + 1) != version) continue;
+    const std::string folder = dirname_of(f.path);
+    const auto& path = search.library_path;
+    const auto& system = search.system_folders;
+    LibraryCopy copy(version, CopyState::Readable);
+    if (std::find(path.begin(), path.end(), folder) != path.end()) {
+      copy.folder = library_path_role(folder);
+    } else {
+      const bool cached = std::any_of(search.cache.begin(), search.cache.end(),
+                                      [&](const auto& entry) { return entry.second == f.path; });
+      copy.folder = cached || std::find(system.begin(), system.end(), folder) != system.end()
+                        ? "system"
+                        : "own_path";
+    }
+    return copy;
+  }
+  return std::nullopt;
+}
+
+// A cause of the import named from what the parent found of its files: a damaged one, or a
+// versioned library the loader takes from LD_LIBRARY_PATH; nullopt where neither is.
+std::optional<std::pair<CauseId, LibraryCopy>> import_files_cause(const WorkerVerdict& verdict,
+                                                                  const ImportFailure& failure,
+                                                                  const WorkerRequest& request,
+                                                                  const LoaderSearch& search) {
+  const std::vector<std::string> roots = import_roots(request);
+  if (auto damaged = examine_import(roots, search, failure)) {
+    if (auto id = recognise_damaged_library(*damaged)) return std::make_pair(*id, *damaged);
+  }
+  if (!failure.undefined_symbol) return std::nullopt;
+  const std::string& words = verdict.error->message;
+  if (auto taken = versioned_library_taken(words, roots, search)) {
+    if (auto id = recognise_shadowing(words, *taken)) return std::make_pair(*id, *taken);
+  }
+  return std::nullopt;
+}
+
 // After an import that failed or killed the worker, the files it needed, looked at without
-// loading them: a damaged one is the cause, whatever the worker's end was; else the verdict
-// stands.
+// loading them: a damaged one is the cause, whatever the worker's end was; after an undefined
+// symbol, so is an older library of LD_LIBRARY_PATH that shadows the import's own; else the
+// verdict stands.
 WorkerVerdict examined_import(WorkerVerdict verdict, const RunResult& run,
                               const Options& options, const WorkerRequest& request,
                               const std::string& self_exe, const ResourceLimits& limits,
@@ -215,20 +264,21 @@ WorkerVerdict examined_import(WorkerVerdict verdict, const RunResult& run,
   auto failure = failure_to_examine(verdict, run, options);
   if (!failure) return verdict;
   const LoaderSearch search = LoaderSearch::of_this_process(self_exe);
-  auto damaged = examine_import(import_roots(request), search, *failure);
-  auto id = damaged ? recognise_damaged_library(*damaged) : std::nullopt;
-  if (!id) return verdict;
-  const CauseInfo& row = cause_info(*id);
+  auto found = import_files_cause(verdict, *failure, request, search);
+  if (!found) return verdict;
+  const auto& [id, copy] = *found;
+  const CauseInfo& row = cause_info(id);
   Evidence evidence;
-  evidence.library = *damaged;
-  ErrorInfo error{std::string(row.type),
-                  damage_words(*damaged) + " (found after the import failed: " +
-                      verdict.error->message + ")",
-                  evidence};
+  evidence.library = copy;
+  const std::string message =
+      copy.found == CopyState::Damaged
+          ? damage_words(copy) + " (found after the import failed: " + verdict.error->message + ")"
+          : verdict.error->message;
+  ErrorInfo error{std::string(row.type), message, evidence};
   FactSources sources;
   sources.evidence = &*error.evidence;
   sources.error_message = error.message;
-  return {row.outcome, row.stage, error, 0, words_of(*id, sources, limits, sanitizer)};
+  return {row.outcome, row.stage, error, 0, words_of(id, sources, limits, sanitizer)};
 }
 
 // The stable probe's torch, looked for here before the worker starts: the interpreter asked

@@ -112,6 +112,10 @@ GpuFailure gpu_failure(const kd_probe& probe, const WorkerRequest& request,
     return f;
   }
   f.evidence.runtime = runtime_answer(status);
+  // A computation that failed on a ROCm GPU: its architecture, from the kernel's KFD topology.
+  if (!device_layer && f.evidence.runtime && f.evidence.runtime->api == "hip") {
+    f.evidence.rocm = rocm_facts(request.index);
+  }
   if (f.evidence.runtime && status.error_number != 0) {
     std::string name = f.evidence.runtime->error_name;
     f.words = (name.empty() ? f.evidence.runtime->api + " error" : name) + " (" +

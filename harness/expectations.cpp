@@ -22,21 +22,9 @@
 namespace kdh {
 namespace {
 
-// Keys the check adds to the contract's, all of them harmless.
-const std::set<std::string>& allowed_extra_keys() {
-  static const std::set<std::string> keys{
-      "/tool/probe",
-      "/runtime/check_build/compiler",
-      "/runtime/check_build/cxx_standard",
-      "/runtime/check_build/build_type",
-      "/execution/memory/allocated_bytes",
-      "/execution/memory/reserved_bytes",
-      "/host/tool",
-      "/host/status",
-      "/host/driver_version",
-      "/host/memory_total_mib",
-      "/error/type",
-      "/error/message",
+// error.evidence's keys (CONTRACT.md, "The report"), every one the check may write.
+const std::vector<std::string>& evidence_keys() {
+  static const std::vector<std::string> keys{
       "/error/evidence",
       "/error/evidence/runtime",
       "/error/evidence/runtime/api",
@@ -54,6 +42,7 @@ const std::set<std::string>& allowed_extra_keys() {
       "/error/evidence/device_nodes/kfd",
       "/error/evidence/device_nodes/render_nodes",
       "/error/evidence/device_nodes/render_nodes_accessible",
+      "/error/evidence/device_nodes/dxg",
       "/error/evidence/visible_devices",
       "/error/evidence/visible_devices/CUDA_VISIBLE_DEVICES",
       "/error/evidence/visible_devices/NVIDIA_VISIBLE_DEVICES",
@@ -66,7 +55,52 @@ const std::set<std::string>& allowed_extra_keys() {
       "/error/evidence/library/size",
       "/error/evidence/library/needed_size",
       "/error/evidence/library/damage",
+      "/error/evidence/library/folder",
+      "/error/evidence/device_cgroup",
+      "/error/evidence/device_cgroup/hierarchy",
+      "/error/evidence/device_cgroup/devices_list",
+      "/error/evidence/device_cgroup/nvidiactl_refused",
+      "/error/evidence/device_cgroup/nvidia_uvm_refused",
+      "/error/evidence/device_cgroup/nvidia_gpus_refused",
+      "/error/evidence/device_cgroup/kfd_refused",
+      "/error/evidence/device_cgroup/render_nodes_refused",
+      "/error/evidence/user_namespace",
+      "/error/evidence/user_namespace/gid_map",
+      "/error/evidence/user_namespace/unmapped_group_nodes",
+      "/error/evidence/driver_files",
+      "/error/evidence/driver_files/libcuda_so_1",
+      "/error/evidence/driver_files/libcuda_file",
+      "/error/evidence/driver_files/libcuda_folder",
+      "/error/evidence/driver_files/libcuda_version_without_link",
+      "/error/evidence/driver_files/libnvidia_ml_so_1",
+      "/error/evidence/wsl_kernel",
+      "/error/evidence/rocm",
+      "/error/evidence/rocm/gfx_target",
+      "/error/evidence/rocm/hsa_override_gfx_version",
   };
+  return keys;
+}
+
+// Keys the check adds to the contract's, all of them harmless.
+const std::set<std::string>& allowed_extra_keys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> extra{
+        "/tool/probe",
+        "/runtime/check_build/compiler",
+        "/runtime/check_build/cxx_standard",
+        "/runtime/check_build/build_type",
+        "/execution/memory/allocated_bytes",
+        "/execution/memory/reserved_bytes",
+        "/host/tool",
+        "/host/status",
+        "/host/driver_version",
+        "/host/memory_total_mib",
+        "/error/type",
+        "/error/message",
+    };
+    extra.insert(evidence_keys().begin(), evidence_keys().end());
+    return extra;
+  }();
   return keys;
 }
 

@@ -35,6 +35,7 @@ std::string own_cgroup_path(const std::string& controller) {
 }
 
 std::string cgroup_name() { return "kd-environment-" + std::to_string(getpid()); }
+std::string devices_cgroup_name() { return "kd-devices-" + std::to_string(getpid()); }
 
 }  // namespace
 
@@ -126,6 +127,68 @@ void cgroup_removed(const CaseRun&, std::vector<std::string>& problems) {
   std::string cg = place ? place->root + "/" + cgroup_name() : "";
   if (!cg.empty() && exists(cg)) {
     problems.push_back("the case's cgroup " + cg + " was left behind");
+    rmdir(cg.c_str());
+  }
+}
+
+}  // namespace kdh
+
+namespace kdh {
+
+std::optional<std::string> devices_cgroup_home(std::string& why_not) {
+  const std::string root = "/sys/fs/cgroup/devices";
+  if (!exists(root + "/devices.list")) {
+    why_not = "no cgroup v1 devices hierarchy at " + root + " (a cgroup v2 machine: its device "
+              "rules are BPF programs, which this suite does not load)";
+    return std::nullopt;
+  }
+  std::string own = own_cgroup_path("devices");
+  std::string home = root + (own == "/" ? "" : own);
+  if (!exists(home + "/cgroup.procs")) {
+    why_not = "this process's devices cgroup " + own + " is not under " + root + " (a container "
+              "that sees its own cgroup as the root)";
+    return std::nullopt;
+  }
+  return home;
+}
+
+const std::vector<std::string>& container_device_rules() {
+  static const std::vector<std::string> rules{
+      "c *:* m",      "b *:* m",      "c 1:3 rwm",   "c 1:5 rwm", "c 1:7 rwm", "c 1:8 rwm",
+      "c 1:9 rwm",    "c 5:0 rwm",    "c 5:1 rwm",   "c 5:2 rwm", "c 136:* rwm", "c 10:200 rwm"};
+  return rules;
+}
+
+Preparation devices_cgroup(std::vector<std::string> allowed) {
+  return [allowed](const std::string& tmp) -> std::string {
+    std::string reason;
+    auto home = devices_cgroup_home(reason);
+    if (!home) return reason;
+    const std::string cg = *home + "/" + devices_cgroup_name();
+    if (mkdir(cg.c_str(), 0755) != 0) return "cannot make " + cg;
+    std::string why = write_text_file(cg + "/devices.deny", "a\n");
+    for (const auto& rule : allowed) {
+      if (why.empty()) why = write_text_file(cg + "/devices.allow", rule + "\n");
+    }
+    if (!why.empty()) {
+      rmdir(cg.c_str());
+      return why;
+    }
+    return write_text_file(tmp + "/devices-cgroup.sh",
+                           "echo $$ > '" + cg + "/cgroup.procs' || exit 90\n"
+                           "\"$@\"\nrc=$?\n"
+                           "echo $$ > '" + *home + "/cgroup.procs'\n"
+                           "rmdir '" + cg + "'\n"
+                           "exit $rc\n");
+  };
+}
+
+void devices_cgroup_removed(const CaseRun&, std::vector<std::string>& problems) {
+  std::string reason;
+  auto home = devices_cgroup_home(reason);
+  const std::string cg = home ? *home + "/" + devices_cgroup_name() : "";
+  if (!cg.empty() && exists(cg)) {
+    problems.push_back("the case's devices cgroup " + cg + " was left behind");
     rmdir(cg.c_str());
   }
 }

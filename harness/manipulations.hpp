@@ -66,4 +66,22 @@ Preparation memory_cgroup(rlim_t bytes);
 // A case's `also`: the case's cgroup must be gone after the run (removed if not).
 void cgroup_removed(const CaseRun& run, std::vector<std::string>& problems);
 
+// ---- device cgroups (v1) ---------------------------------------------------------------------
+
+// The folder of this process's own cgroup of the v1 devices hierarchy; nullopt, with `why_not`,
+// where there is none (a v2-only machine).
+std::optional<std::string> devices_cgroup_home(std::string& why_not);
+
+// The device rules a container runtime (runc) gives every container: null, zero, full, random,
+// urandom, tty, console, ptmx, the pseudo-terminals. A container's GPUs are rules added to them.
+const std::vector<std::string>& container_device_rules();
+
+// Makes the case's child of this process's devices cgroup that denies every device (devices.deny
+// "a") and then allows `allowed` ("c 1:3 rwm", ...), and {tmp}/devices-cgroup.sh, which runs its
+// arguments in it, then leaves and removes it.
+Preparation devices_cgroup(std::vector<std::string> allowed);
+
+// A case's `also`: the case's devices cgroup must be gone after the run (removed if not).
+void devices_cgroup_removed(const CaseRun& run, std::vector<std::string>& problems);
+
 }  // namespace kdh

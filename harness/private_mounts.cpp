@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "util/files.hpp"
+#include "util/text.hpp"
 
 namespace kdh {
 namespace {
@@ -51,9 +52,9 @@ PrivateMounts& PrivateMounts::private_dev() {
 }
 
 PrivateMounts& PrivateMounts::device_node(std::string name, unsigned major, unsigned minor,
-                                          unsigned mode) {
+                                          unsigned mode, unsigned gid) {
   dev_ = true;
-  nodes_.push_back({std::move(name), major, minor, mode});
+  nodes_.push_back({std::move(name), major, minor, mode, gid});
   return *this;
 }
 
@@ -84,6 +85,7 @@ std::string PrivateMounts::write(const std::string& tmp) const {
       script += "mkdir -p " + quoted(kd::dirname_of(dev + "/" + n.name)) + "\nmknod -m " +
                 mode_text(n.mode) + " " + quoted(dev + "/" + n.name) + " c " +
                 std::to_string(n.major) + " " + std::to_string(n.minor) + "\n";
+      if (n.gid != 0) script += "chown 0:" + std::to_string(n.gid) + " " + quoted(dev + "/" + n.name) + "\n";
     }
     script += "mount --bind " + quoted(dev) + " /dev\n";
   }
@@ -96,7 +98,9 @@ std::string PrivateMounts::write(const std::string& tmp) const {
     }
     script += "mount --bind " + quoted(driver) + " /proc/driver\n";
   }
-  for (const auto& [source, target] : binds_) {
+  for (const auto& [bound, target] : binds_) {
+    std::string source = bound;
+    kd::replace_all(source, "{tmp}", tmp);
     if (!plain(source) || !plain(target)) return "a path to bind is not plain: " + target;
     script += "mount --bind " + quoted(source) + " " + quoted(target) + "\n";
   }

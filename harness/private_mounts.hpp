@@ -20,13 +20,14 @@ namespace kdh {
 class PrivateMounts {
  public:
   // A private /dev with the basic nodes (null, zero, full, random, urandom,
-  // tty) and this one; `name` may be in a folder ("dri/renderD128").
-  PrivateMounts& device_node(std::string name, unsigned major, unsigned minor, unsigned mode);
+  // tty) and this one, of root and group `gid`; `name` may be in a folder ("dri/renderD128").
+  PrivateMounts& device_node(std::string name, unsigned major, unsigned minor, unsigned mode,
+                             unsigned gid = 0);
   // A private /dev with the basic nodes only.
   PrivateMounts& private_dev();
   // A private /proc/driver holding `relative` ("nvidia/version") with `content`.
   PrivateMounts& proc_driver_file(std::string relative, std::string content);
-  // `source` bound over `target`, a file or a folder.
+  // `source` bound over `target`, a file or a folder; {tmp} in `source` is the case's folder.
   PrivateMounts& bind(std::string source, std::string target);
 
   // Writes {tmp}/mounts.sh (and what it binds); "" or why it could not.
@@ -35,7 +36,7 @@ class PrivateMounts {
  private:
   struct Node {
     std::string name;
-    unsigned major, minor, mode;
+    unsigned major, minor, mode, gid;
   };
   bool dev_ = false;
   std::vector<Node> nodes_;

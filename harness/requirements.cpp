@@ -237,6 +237,51 @@ std::optional<Unmet> probe_memory_cgroup(const Runner&) {
   return met();
 }
 
+// A child of this process's devices cgroup that denies every device, made and removed: v1's
+// devices hierarchy, and root to write it.
+std::optional<Unmet> probe_device_cgroup_v1(const Runner&) {
+  if (getuid() != 0) {
+    return skip("making a devices cgroup needs root; the suite runs as uid " +
+                std::to_string(getuid()));
+  }
+  std::string reason;
+  auto home = devices_cgroup_home(reason);
+  if (!home) return skip(reason);
+  const std::string probe = *home + "/kd-probe-" + std::to_string(getpid());
+  if (mkdir(probe.c_str(), 0755) != 0) {
+    return skip("cannot make a cgroup under " + *home + ": " + strerror(errno) +
+                " (the runner does not delegate the devices hierarchy)");
+  }
+  const bool denied = write_text_file(probe + "/devices.deny", "a\n").empty();
+  rmdir(probe.c_str());
+  if (!denied) return skip("a new devices cgroup under " + *home + " refuses devices.deny");
+  return met();
+}
+
+// As nobody, `unshare --user --map-root-user`: a rootless container's own user namespace, with
+// only the user's own id mapped.
+std::optional<Unmet> probe_unprivileged_user_namespaces(const Runner&) {
+  if (getuid() != 0 || !exists(kSetpriv) || !exists(kUnshare)) {
+    return skip("becoming another user who then makes a user namespace needs root and " +
+                std::string(kSetpriv));
+  }
+  std::vector<std::string> argv = as_user(kNobody);
+  argv.insert(argv.end(), {kUnshare, "--user", "--map-root-user", "/bin/true"});
+  kd::RunResult run = run_briefly(argv, true);
+  if (run.status.exited() && run.status.code == 0) return met();
+  std::string line = run.out.data.substr(0, run.out.data.find('\n'));
+  return skip("a user other than root may not make a user namespace here "
+              "(kernel.unprivileged_userns_clone, user.max_user_namespaces): " +
+              (line.empty() ? run.status.describe() : line));
+}
+
+std::optional<Unmet> probe_cuda_toolkit_stub(const Runner&) {
+  const std::string stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (access(stub.c_str(), R_OK) == 0) return met();
+  return skip("needs the CUDA toolkit's stub driver library, " + stub + " (a CUDA toolkit in "
+              "/usr/local/cuda); none here");
+}
+
 std::optional<Unmet> probe_decimal_comma_locale(const Runner&) {
   std::string list = run_briefly({"/usr/bin/locale", "-a"}, false).out.data;
   std::transform(list.begin(), list.end(), list.begin(),
@@ -310,6 +355,15 @@ const std::vector<Entry>& registry() {
        probe_device_nodes},
       {{R::MemoryCgroup, "memory-cgroup", "a memory cgroup of the case's own can be made"},
        probe_memory_cgroup},
+      {{R::DeviceCgroupV1, "device-cgroup-v1",
+        "root, and a child of its cgroup v1 devices cgroup can be made (/sys/fs/cgroup/devices)"},
+       probe_device_cgroup_v1},
+      {{R::UnprivilegedUserNamespaces, "unprivileged-user-namespaces",
+        "root, and the user nobody may make a user namespace (unshare --user --map-root-user)"},
+       probe_unprivileged_user_namespaces},
+      {{R::CudaToolkitStub, "cuda-toolkit-stub",
+        "the CUDA toolkit's stub driver library, /usr/local/cuda/lib64/stubs/libcuda.so"},
+       probe_cuda_toolkit_stub},
       {{R::DecimalCommaLocale, "decimal-comma-locale", "the locale de_DE.UTF-8 installed"},
        probe_decimal_comma_locale},
       {{R::StartsUnderAddressSpaceLimit, "starts-under-address-space-limit",

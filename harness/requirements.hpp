@@ -31,6 +31,9 @@ enum class Requirement {
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace
   MemoryCgroup,     // a memory cgroup can be made (and left) here
+  DeviceCgroupV1,   // a child of this process's cgroup v1 devices cgroup can be made and entered
+  UnprivilegedUserNamespaces,  // a user other than root may make a user namespace
+  CudaToolkitStub,  // the CUDA toolkit's stub driver library (lib64/stubs/libcuda.so)
   DecimalCommaLocale,  // the locale de_DE.UTF-8 is installed
   // What the sanitizers' own runtime needs, and a case takes away on purpose:
   StartsUnderAddressSpaceLimit,  // the check can start under RLIMIT_AS

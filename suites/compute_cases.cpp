@@ -1,16 +1,19 @@
 // Layer "compute": the fixed computation (2x2 product, loss 196, gradient),
 // verified exactly, and every way a worker can fail while computing.
 #include "layer_test.hpp"
+#include "manipulations.hpp"
 
 namespace {
 
 using kdh::Case;
+using kdh::Requirement;
 
 // The computation fails on the GPU as the runtime's error `number` does
 // (fault probe: no GPU here); the check names the cause from the number.
 Case gpu_fault(const std::string& id, int number, const std::string& type,
-               const std::string& what, const std::string& next_action) {
-  return Case(id)
+               const std::string& what, const std::string& next_action,
+               kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
       .guards("a computation failing with the GPU runtime's error " + std::to_string(number) +
               " is RUNTIME_ERROR (9) at stage compute naming that cause (" + type + ")")
       .with_fault("gpus=1,gpu_fault=" + std::to_string(number))
@@ -21,6 +24,49 @@ Case gpu_fault(const std::string& id, int number, const std::string& type,
       .expect_null("/error/evidence/device_nodes")
       .expect_field_contains("/message", what)
       .expect_field_contains("/message", next_action)
+      .with_privacy_canaries();
+}
+
+// A ROCm GPU of target `gfx` (its KFD node's gfx_target_version `version`) whose computation
+// fails with HIP's error `number`: the fault probe's ROCm GPU, and a private /sys/class holding
+// the KFD topology of a machine with one CPU node and that GPU, bound over the real one in a
+// mount namespace.
+Case rocm_fault(const std::string& id, int number, const std::string& gfx, int version,
+                kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
+      .guards("a computation failing with HIP's error " + std::to_string(number) +
+              " on a GPU whose architecture the ROCm build lacks is RUNTIME_ERROR (9) at stage "
+              "compute naming that architecture (RocmArchitectureMissing)")
+      .needs(Requirement::UserNamespaces)
+      .with_fault("backend=rocm,gpus=1,gpu_fault=" + std::to_string(number))
+      .prepare(
+          [version](const std::string& tmp) {
+            const std::string nodes = tmp + "/sys-class/kfd/kfd/topology/nodes";
+            for (const char* node : {"/0", "/1"}) {
+              if (system(("mkdir -p '" + nodes + node + "'").c_str()) != 0) return "cannot make " + nodes;
+            }
+            std::string why = kdh::write_text_file(nodes + "/0/properties",
+                                                   "cpu_cores_count 16\nsimd_count 0\n"
+                                                   "gfx_target_version 0\n");
+            if (!why.empty()) return why;
+            return kdh::write_text_file(nodes + "/1/properties",
+                                        "cpu_cores_count 0\nsimd_count 40\ngfx_target_version " +
+                                            std::to_string(version) + "\nmax_waves_per_simd 16\n");
+          },
+          "a KFD topology of one CPU node and one GPU of " + gfx + " (gfx_target_version " +
+              std::to_string(version) + ") at {tmp}/sys-class")
+      .wrap(kdh::in_mount_namespace("mount --bind {tmp}/sys-class /sys/class"),
+            "bound over /sys/class in a private user and mount namespace")
+      .outcome("RUNTIME_ERROR", "compute")
+      .expect_field("/error/type", "RocmArchitectureMissing")
+      .expect_field("/error/evidence/runtime/api", "hip")
+      .expect_field("/error/evidence/runtime/error", number)
+      .expect_field("/error/evidence/rocm/gfx_target", gfx)
+      .expect_null("/error/evidence/device_nodes")
+      .expect_field_contains("/error/message", "(" + std::to_string(number) + "): ")
+      .expect_field_contains("/message", "has no code for this GPU's architecture, " + gfx)
+      .expect_field_contains("/message", "PYTORCH_ROCM_ARCH=" + gfx)
+      .expect_field_lacks("/error/message", "/")
       .with_privacy_canaries();
 }
 
@@ -129,6 +175,22 @@ std::vector<Case> compute_cases() {
       gpu_fault("cause_uncorrectable_ecc", 214, "UncorrectableEcc",
                 "the GPU reported an uncorrectable ECC memory error",
                 "Drain the node and have the GPU checked"),
+      gpu_fault("cause_ptx_too_new", 222, "PtxTooNew",
+                "PTX was built by a newer CUDA toolchain than the driver supports (the driver "
+                "supports CUDA 13.2; error 222)",
+                "Update the GPU driver to one that supports this libtorch's CUDA release")
+          .expect_field_contains("/error/message",
+                                 "the provided PTX was compiled with an unsupported toolchain"),
+      rocm_fault("cause_rocm_architecture_missing", 98, "gfx1031", 100301)
+          .env("HSA_OVERRIDE_GFX_VERSION", "10.3.1")
+          .expect_field("/error/evidence/rocm/hsa_override_gfx_version", "version")
+          .expect_field_contains("/error/message", "invalid device function")
+          .expect_field_contains("/message", "HSA_OVERRIDE_GFX_VERSION is set, and the target it "
+                                             "names is not in the build either")
+          .expect_report_lacks("10.3.1"),
+      rocm_fault("cause_rocm_no_binary_for_gpu", 209, "gfx90a", 90010)
+          .expect_null("/error/evidence/rocm/hsa_override_gfx_version")
+          .expect_field_lacks("/message", "is set"),
       Case("worker_floods_output")
           .guards("a worker printing megabytes neither blocks the check nor reaches its stdout")
           .with_fault("flood=compute")

@@ -3,8 +3,12 @@
 // driver honours CUDA_VISIBLE_DEVICES as a real one does; the same promises
 // on a real GPU are in gpu_cases.cpp.
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "layer_test.hpp"
+#include "manipulations.hpp"
 #include "private_mounts.hpp"
 #include "run_case.hpp"
 #include "runner.hpp"
@@ -55,21 +59,27 @@ Case with_standin_driver(Case c, const std::string& mode) {
 }
 
 // The nodes a GPU machine with its driver loaded has: /dev/nvidiactl,
-// /dev/nvidia0 and, unless `uvm` is false, /dev/nvidia-uvm, all with `mode`.
-kdh::PrivateMounts nvidia_nodes(bool uvm, unsigned mode) {
+// /dev/nvidia0 (to /dev/nvidia<gpus-1>) and, unless `uvm` is false, /dev/nvidia-uvm,
+// all with `mode` and of root and group `gid`.
+kdh::PrivateMounts nvidia_nodes(bool uvm, unsigned mode, unsigned gid = 0, unsigned gpus = 1) {
   kdh::PrivateMounts m;
-  m.device_node("nvidiactl", 195, 255, mode).device_node("nvidia0", 195, 0, mode);
-  if (uvm) m.device_node("nvidia-uvm", 508, 0, mode);
+  m.device_node("nvidiactl", 195, 255, mode, gid);
+  for (unsigned i = 0; i < gpus; ++i) m.device_node("nvidia" + std::to_string(i), 195, i, mode, gid);
+  if (uvm) m.device_node("nvidia-uvm", 508, 0, mode, gid);
   return m;
 }
 
 // The case in a private /dev holding only `mounts`' nodes (mknod as real root
-// in a mount namespace), {tmp} open to other users.
-Case in_private_dev(Case c, const kdh::PrivateMounts& mounts, const std::string& words) {
+// in a mount namespace), {tmp} open to other users; `also` prepares what else
+// the case needs (a library folder, a file to bind), when given.
+Case in_private_dev(Case c, const kdh::PrivateMounts& mounts, const std::string& words,
+                    kdh::Preparation also = {}) {
   return c.needs(Requirement::DeviceNodes)
       .prepare(
-          [mounts](const std::string& tmp) {
-            return chmod(tmp.c_str(), 0755) == 0 ? mounts.write(tmp) : "cannot open " + tmp;
+          [mounts, also](const std::string& tmp) {
+            if (chmod(tmp.c_str(), 0755) != 0) return "cannot open " + tmp;
+            std::string why = also ? also(tmp) : "";
+            return why.empty() ? mounts.write(tmp) : why;
           },
           words + ", in a private /dev (a mount namespace)")
       .wrap(kdh::in_private_mounts(true), "");
@@ -79,8 +89,9 @@ Case in_private_dev(Case c, const kdh::PrivateMounts& mounts, const std::string&
 // words of its message and next action, and no path or value of the
 // environment in the report.
 Case cause_case(const std::string& id, const std::string& promise, const std::string& type,
-                const std::string& what, const std::string& next_action) {
-  return cuda_libtorch_without_gpu(id, promise)
+                const std::string& what, const std::string& next_action,
+                kdh::Where where = kdh::Where::here()) {
+  return cuda_libtorch_without_gpu(id, promise, where)
       .expect_field("/error/type", type)
       .expect_field_contains("/message", what)
       .expect_field_contains("/message", next_action)
@@ -91,13 +102,14 @@ Case cause_case(const std::string& id, const std::string& promise, const std::st
 
 // A driver whose cuInit answers `mode`'s error: the runtime's own number and words.
 Case init_error(const std::string& id, const std::string& mode, int number,
-                const std::string& type, const std::string& what, const std::string& next_action) {
+                const std::string& type, const std::string& what, const std::string& next_action,
+                kdh::Where where = kdh::Where::here()) {
   return with_standin_driver(
              cause_case(id,
                         "a driver whose initialisation fails with error " + std::to_string(number) +
                             " is GPU_UNAVAILABLE (6) naming that cause (" + type +
                             "), in the runtime's own words",
-                        type, what, next_action),
+                        type, what, next_action, where),
              mode)
       .expect_field("/error/evidence/runtime/api", "cuda")
       .expect_field("/error/evidence/runtime/error", number)
@@ -195,6 +207,60 @@ std::vector<Case> cause_cases() {
                  "Free host memory or raise the container's memory limit"),
   };
 }
+
+// ---- the causes users meet most: device cgroups, rootless groups, driver files ----
+
+// The case's device nodes in a private /dev and the check in a child of this process's v1
+// devices cgroup that allows what every container is allowed and `gpu_rules`: a container
+// whose GPU rules were lost (none), or a job given some GPUs.
+Case in_devices_cgroup(Case c, const kdh::PrivateMounts& mounts, std::vector<std::string> gpu_rules,
+                       const std::string& words) {
+  std::vector<std::string> rules = kdh::container_device_rules();
+  rules.insert(rules.end(), gpu_rules.begin(), gpu_rules.end());
+  std::string allowed = gpu_rules.empty() ? "no GPU rule" : "";
+  for (const auto& rule : gpu_rules) allowed += (allowed.empty() ? "" : ", ") + rule;
+  return c.needs(Requirement::DeviceNodes)
+      .needs(Requirement::DeviceCgroupV1)
+      .prepare(
+          [mounts, rules](const std::string& tmp) {
+            if (chmod(tmp.c_str(), 0755) != 0) return "cannot open " + tmp;
+            std::string why = mounts.write(tmp);
+            return why.empty() ? kdh::devices_cgroup(rules)(tmp) : why;
+          },
+          words + ", in a private /dev (a mount namespace); the check started in a child "
+                  "cgroup of /sys/fs/cgroup/devices that denies every device, then allows "
+                  "runc's rules for every container and " + allowed)
+      .wrap({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh",
+             "{tmp}/mounts.sh", "/bin/sh", "{tmp}/devices-cgroup.sh"},
+            "")
+      .also([](const kdh::CaseRun& run, std::vector<std::string>& problems) {
+        expect_torch_cuda_version(run, problems);
+        kdh::devices_cgroup_removed(run, problems);
+      });
+}
+
+// A folder {tmp}/NAME on LD_LIBRARY_PATH holding `links` (its name -> what it points at) and
+// `copies` (its name -> a file copied there).
+std::function<std::string(const std::string&)> library_folder(
+    const std::string& name, std::vector<std::pair<std::string, std::string>> links,
+    std::vector<std::pair<std::string, std::string>> copies) {
+  return [name, links, copies](const std::string& tmp) -> std::string {
+    const std::string dir = tmp + "/" + name;
+    if (mkdir(dir.c_str(), 0755) != 0) return "cannot make " + dir;
+    for (const auto& [file, target] : links) {
+      if (symlink(target.c_str(), (dir + "/" + file).c_str()) != 0) return "cannot link " + file;
+    }
+    for (const auto& [file, source] : copies) {
+      std::ifstream in(kdh::runner().fixtures_dir + "/" + source, std::ios::binary);
+      std::ofstream out(dir + "/" + file, std::ios::binary);
+      out << in.rdbuf();
+      if (!in || !out.flush()) return "cannot copy " + source + " to " + file;
+    }
+    return "";
+  };
+}
+
+constexpr const char* kPluginUuid = "GPU-3c1d8e55-7a2b-4f90-b6e4-1d2c3b4a5f60";
 
 std::vector<Case> device_cases() {
   return {
@@ -319,9 +385,181 @@ std::vector<Case> device_cases() {
   };
 }
 
+std::vector<Case> wild_cause_cases() {
+  return {
+      in_devices_cgroup(
+          init_error("cause_device_cgroup_denied", "opens-nodes", 999, "DeviceCgroupDenied",
+                     "the device nodes are there and their permissions allow this user, but the "
+                     "kernel refuses them (/dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidiaN: "
+                     "EPERM): the container's device cgroup (its devices.list lacks them)",
+                     "Recreate the container (a restart keeps the lost rules)"),
+          nvidia_nodes(true, 0666), {},
+          "/dev/nvidiactl, /dev/nvidia0, /dev/nvidia-uvm at mode 0666; the driver stand-in "
+          "opens them in cuInit")
+          .expect_field("/error/evidence/device_nodes/nvidiactl", "not_accessible")
+          .expect_field("/error/evidence/device_cgroup/hierarchy", "v1")
+          .expect_field("/error/evidence/device_cgroup/devices_list", "denies")
+          .expect_field("/error/evidence/device_cgroup/nvidiactl_refused", true)
+          .expect_field("/error/evidence/device_cgroup/nvidia_gpus_refused", 1)
+          .expect_field_contains("/message", "nvidia-ctk system create-dev-char-symlinks")
+          .expect_field_lacks("/message", "Run as a user")
+          .expect_field_lacks("/error/message", "/"),
+      in_devices_cgroup(
+          init_error("cause_no_gpu_granted", "opens-nodes", 100, "NoGpuGranted",
+                     "its device cgroup grants it none of the GPUs here (1 of 1 /dev/nvidiaN "
+                     "refused: EPERM) while the driver's own nodes are open",
+                     "Ask the scheduler for a GPU"),
+          nvidia_nodes(true, 0666), {"c 195:255 rw", "c 508:* rw"},
+          "/dev/nvidiactl, /dev/nvidia0, /dev/nvidia-uvm at mode 0666")
+          .expect_field("/error/evidence/device_cgroup/nvidiactl_refused", false)
+          .expect_field("/error/evidence/device_cgroup/nvidia_gpus_refused", 1)
+          .expect_field_lacks("/message", "Run as a user")
+          .expect_field_lacks("/message", "Recreate the container")
+          .expect_field_lacks("/error/message", "/"),
+      in_devices_cgroup(
+          init_error("other_jobs_gpus_are_no_cause", "opens-nodes", 100, "NoDevice",
+                     "the driver sees no GPU", "Check device exposure"),
+          nvidia_nodes(true, 0666, 0, 2), {"c 195:255 rw", "c 508:* rw", "c 195:0 rw"},
+          "/dev/nvidiactl, /dev/nvidia0, /dev/nvidia1, /dev/nvidia-uvm at mode 0666")
+          .guards("a job given some of the GPUs (its device cgroup refuses the others' nodes, the "
+                  "driver's own nodes open) is no device-cgroup fault: no cgroup or permission "
+                  "cause is named")
+          .expect_field("/error/evidence/device_cgroup/nvidia_gpus_refused", 1)
+          .expect_field("/error/evidence/device_nodes/nvidia_gpus_accessible", 1)
+          .expect_field_lacks("/message", "device cgroup")
+          .expect_field_lacks("/message", "Run as a user")
+          .expect_field_lacks("/error/message", "/"),
+      in_private_dev(init_error("cause_node_group_unmapped", "opens-nodes", 999,
+                                "NodeGroupUnmapped",
+                                "it runs in a user namespace (a rootless container) that does not "
+                                "map the device nodes' group",
+                                "podman run --group-add keep-groups"),
+                     nvidia_nodes(true, 0660, 44), "/dev/nvidia* of root and video (44), mode 0660")
+          .needs(Requirement::AnotherUser)
+          .needs(Requirement::UnprivilegedUserNamespaces)
+          .wrap({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh",
+                 "{tmp}/mounts.sh", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                 "--clear-groups", "--", "/usr/bin/unshare", "--user", "--map-root-user", "--"},
+                "then as nobody in a user namespace of its own that maps only its own ids "
+                "(setpriv --reuid=65534, unshare --user --map-root-user)")
+          .expect_field("/error/evidence/user_namespace/gid_map", "partial")
+          .expect_field("/error/evidence/user_namespace/unmapped_group_nodes", 3)
+          .expect_field("/error/evidence/device_cgroup/nvidiactl_refused", false)
+          .expect_field_lacks("/message", "Run as a user")
+          .expect_field_lacks("/error/message", "/"),
+      with_standin_driver(cause_case("cause_gpus_without_nvidia_runtime",
+                                     "GPUs named by the device plugin (NVIDIA_VISIBLE_DEVICES "
+                                     "holds UUIDs) in a container without their nodes is "
+                                     "GPU_UNAVAILABLE (6) naming the missing NVIDIA runtime",
+                                     "GpusWithoutNvidiaRuntime",
+                                     "GPUs were given to it (NVIDIA_VISIBLE_DEVICES names GPU "
+                                     "UUIDs, as the NVIDIA device plugin sets it), but no "
+                                     "/dev/nvidia* node",
+                                     "runtimeClassName: nvidia"),
+                          "no-device")
+          .needs(Requirement::DeviceNodes)
+          .prepare(
+              [](const std::string& tmp) {
+                return chmod(tmp.c_str(), 0755) == 0 ? kdh::PrivateMounts().private_dev().write(tmp)
+                                                     : "cannot open " + tmp;
+              },
+              "no /dev/nvidia* at all, in a private /dev (a mount namespace)")
+          .wrap(kdh::in_private_mounts(true), "")
+          .env("NVIDIA_VISIBLE_DEVICES", kPluginUuid)
+          .expect_field("/error/evidence/visible_devices/NVIDIA_VISIBLE_DEVICES", "uuid_list")
+          .expect_report_lacks(kPluginUuid)
+          .expect_report_lacks("3c1d8e55")
+          .expect_field_lacks("/message", "--gpus")
+          .expect_field_lacks("/error/message", "/"),
+  };
+}
+
+// The driver's files where the loader looks, and a WSL2 kernel: the real CUDA runtime without
+// any real driver, meeting what a container was given.
+std::vector<Case> driver_file_cases() {
+  return {
+      cause_case("cause_stub_driver",
+                 "the CUDA toolkit's stub driver library first on the library path as "
+                 "libcuda.so.1 is GPU_UNAVAILABLE (6) naming the stub",
+                 "StubDriver",
+                 "the CUDA runtime loaded a stub of the driver library (libcuda.so of a stubs "
+                 "folder; error 34)",
+                 "Take the stubs folder (the CUDA toolkit's lib64/stubs) off LD_LIBRARY_PATH")
+          .needs(Requirement::CudaToolkitStub)
+          .prepare(library_folder("driver", {{"libcuda.so.1", "/usr/local/cuda/lib64/stubs/libcuda.so"}}, {}),
+                   "{tmp}/driver/libcuda.so.1, a link to the CUDA toolkit's "
+                   "/usr/local/cuda/lib64/stubs/libcuda.so, first on LD_LIBRARY_PATH")
+          .env("LD_LIBRARY_PATH", "{tmp}/driver")
+          .expect_field("/error/evidence/runtime/error", 34)
+          .expect_field("/error/evidence/driver_files/libcuda_folder", "stubs")
+          .expect_field("/error/evidence/driver_files/libcuda_file", "libcuda.so")
+          .expect_field_contains("/error/message", "(34): ")
+          .expect_field_lacks("/error/message", "/"),
+      cause_case("cause_driver_link_missing",
+                 "a driver library without its libcuda.so.1 link is GPU_UNAVAILABLE (6) naming "
+                 "the missing link and ldconfig",
+                 "DriverLinkMissing",
+                 "the NVIDIA driver library is there (libcuda.so.550.54.15) but not the "
+                 "libcuda.so.1 link",
+                 "Run ldconfig in the container")
+          .prepare(library_folder("driver", {}, {{"libcuda.so.550.54.15", "driver/libcuda.so.1"}}),
+                   "{tmp}/driver on LD_LIBRARY_PATH holding a driver library (the stand-in) as "
+                   "libcuda.so.550.54.15, without the libcuda.so.1 link")
+          .env("LD_LIBRARY_PATH", "{tmp}/driver")
+          .expect_field("/error/evidence/runtime/error", 35)
+          .expect_field("/error/evidence/driver_files/libcuda_so_1", "absent")
+          .expect_field("/error/evidence/driver_files/libcuda_version_without_link", "550.54.15")
+          .expect_field_lacks("/error/message", "/"),
+      in_private_dev(
+          cause_case("cause_driver_capability_missing",
+                     "the NVIDIA nodes and NVML without libcuda (NVIDIA_DRIVER_CAPABILITIES "
+                     "lacking compute) is GPU_UNAVAILABLE (6) naming the capability",
+                     "DriverCapabilityMissing",
+                     "the GPUs' device nodes and the driver's management library "
+                     "(libnvidia-ml.so.1) are there, but not its CUDA library (libcuda.so.1)",
+                     "Add compute to NVIDIA_DRIVER_CAPABILITIES"),
+          nvidia_nodes(true, 0666),
+          "/dev/nvidiactl, /dev/nvidia0, /dev/nvidia-uvm; {tmp}/utility on LD_LIBRARY_PATH "
+          "holding libnvidia-ml.so.1 alone (a copy of the driver stand-in), as the NVIDIA "
+          "runtime mounts the driver for NVIDIA_DRIVER_CAPABILITIES=utility",
+          library_folder("utility", {}, {{"libnvidia-ml.so.1", "driver/libcuda.so.1"}}))
+          .env("LD_LIBRARY_PATH", "{tmp}/utility")
+          .env("NVIDIA_DRIVER_CAPABILITIES", "utility")
+          .expect_field("/error/evidence/driver_files/libnvidia_ml_so_1", "present")
+          .expect_field("/error/evidence/driver_files/libcuda_so_1", "absent")
+          .expect_field_lacks("/message", "Expose the driver")
+          .expect_field_lacks("/error/message", "/"),
+      in_private_dev(
+          cause_case("cause_wsl_gpu_not_reached",
+                     "a WSL2 kernel without /dev/nvidia* is GPU_UNAVAILABLE (6) naming WSL2's "
+                     "/dev/dxg and its driver libraries, not --gpus and /dev/nvidia*",
+                     "WslGpuNotReached",
+                     "this is WSL2 (a Microsoft kernel), where the GPU is reached through "
+                     "/dev/dxg and the driver libraries of /usr/lib/wsl/lib, never /dev/nvidia* "
+                     "(/dev/dxg is there)",
+                     "Install the NVIDIA driver for WSL on Windows"),
+          kdh::PrivateMounts()
+              .device_node("dxg", 10, 63, 0666)
+              .bind("{tmp}/osrelease", "/proc/sys/kernel/osrelease"),
+          "/dev/dxg alone, and a private /proc/sys/kernel/osrelease of WSL2's kernel "
+          "(5.15.167.4-microsoft-standard-WSL2)",
+          [](const std::string& tmp) {
+            return kdh::write_text_file(tmp + "/osrelease", "5.15.167.4-microsoft-standard-WSL2\n");
+          })
+          .expect_field("/error/evidence/wsl_kernel", true)
+          .expect_field("/error/evidence/device_nodes/dxg", "accessible")
+          .expect_field("/error/evidence/device_nodes/nvidia_gpus", 0)
+          .expect_report_lacks("microsoft-standard")
+          .expect_field_lacks("/message", "started without")
+          .expect_field_lacks("/error/message", "/"),
+  };
+}
+
 std::vector<Case> all_device_cases() {
   std::vector<Case> all = device_cases();
   for (Case& c : cause_cases()) all.push_back(std::move(c));
+  for (Case& c : wild_cause_cases()) all.push_back(std::move(c));
+  for (Case& c : driver_file_cases()) all.push_back(std::move(c));
   return all;
 }
 

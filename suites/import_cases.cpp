@@ -664,6 +664,33 @@ std::vector<Case> import_cause_cases() {
   };
 }
 
+// The image's own CUDA library first on LD_LIBRARY_PATH, older than the one a wheel's CUDA
+// library needs (fixtures/cuda_shadow): the real loader's words, an undefined symbol of that
+// library's version, and the folder it was taken from named by its role, never its path.
+Case cuda_library_shadowed(const std::string& id, const std::string& folder_words,
+                           const std::string& role, kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
+      .guards("a CUDA library of the image that shadows the one a wheel's library needs (an "
+              "undefined symbol of its version) is TORCH_IMPORT_FAILED (4) naming the folder "
+              "LD_LIBRARY_PATH puts first by its role (" + role + "), never libtorch's builds")
+      .with_probe("{fixtures}/libkd_shadowed_cuda_probe.so")
+      .args({"--device", "cpu"})
+      .outcome("TORCH_IMPORT_FAILED", "import")
+      .expect_field("/error/type", "CudaLibraryShadowed")
+      .expect_field_contains("/error/message",
+                             "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_13_2, "
+                             "version libnvJitLink.so.13")
+      .expect_field("/error/evidence/library/name", "libnvJitLink.so.13")
+      .expect_field("/error/evidence/library/found", "readable")
+      .expect_field("/error/evidence/library/folder", role)
+      .expect_field_contains("/message", "libcusparse.so.12 needs a newer libnvJitLink.so.13 than "
+                                         "the one the loader takes first, from " + folder_words)
+      .expect_field_contains("/message", "Take that folder off LD_LIBRARY_PATH")
+      .expect_field_lacks("/message", "different builds")
+      .expect_field_lacks("/error/message", "/")
+      .with_privacy_canaries();
+}
+
 std::vector<Case> import_cases() {
   return {
       Case("torch_missing")
@@ -748,6 +775,25 @@ std::vector<Case> import_cases() {
           .expect_field("/error/type", "TorchPackageMissing")
           .expect_field("/error/message", "the Python of KERNODECK_TORCH_PYTHON has no torch package")
           .expect_field_contains("/message", "Install torch into the Python environment"),
+      cuda_library_shadowed("cause_cuda_library_shadowed",
+                            "the image's CUDA toolkit folder that LD_LIBRARY_PATH names",
+                            "cuda_toolkit")
+          .env("LD_LIBRARY_PATH", "{fixtures}/cuda-shadow/cuda-13.0/lib64"),
+      cuda_library_shadowed("cause_cuda_library_shadowed_other_folder",
+                            "a folder LD_LIBRARY_PATH names", "ld_library_path")
+          .prepare(
+              [](const std::string& tmp) {
+                const std::string dir = tmp + "/libs";
+                const std::string old = kdh::runner().fixtures_dir +
+                                        "/cuda-shadow/cuda-13.0/lib64/libnvJitLink.so.13";
+                if (mkdir(dir.c_str(), 0755) != 0) return std::string("cannot make ") + dir;
+                return symlink(old.c_str(), (dir + "/libnvJitLink.so.13").c_str()) == 0
+                           ? std::string()
+                           : "cannot link " + old;
+              },
+              "{tmp}/libs first on LD_LIBRARY_PATH, holding the older libnvJitLink.so.13 "
+              "stand-in")
+          .env("LD_LIBRARY_PATH", "{tmp}/libs"),
       Case("probe_module_missing")
           .guards("a check without its probe module is INTERNAL_ERROR (1), not a libtorch problem")
           .with_probe("{tmp}/no-such-probe.so")

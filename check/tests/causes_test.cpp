@@ -244,6 +244,165 @@ TEST(RecogniseCompute, GpuFaultsByNumber) {
   EXPECT_FALSE(recognise_compute(Evidence{}));
 }
 
+
+// ---- the causes users meet most (issue 22) ----
+
+TEST(RecogniseDevice, TheDeviceCgroupsRefusalIsNotTheUsers) {
+  for (int error : {100, 999, 3, 304}) {
+    Evidence e = cuda_answer(error);
+    e.device_nodes->nvidiactl = e.device_nodes->nvidia_uvm = NodeState::NotAccessible;
+    e.device_nodes->nvidia_gpus_accessible = 0;
+    DeviceCgroup c;
+    c.hierarchy = "v1";
+    c.devices_list = "denies";
+    c.nvidiactl = c.nvidia_uvm = true;
+    c.nvidia_gpus = 1;
+    e.device_cgroup = c;
+    EXPECT_EQ(device(e), CauseId::DeviceCgroupDenied) << error;
+    // The same nodes refused by their mode are the user's.
+    e.device_cgroup = DeviceCgroup{};
+    EXPECT_EQ(device(e), CauseId::DeviceNodesNotAccessible) << error;
+  }
+}
+
+TEST(RecogniseDevice, EveryGpuRefusedTheControlNodeOpenIsNoGpuGranted) {
+  Evidence e = cuda_answer(100);
+  e.device_nodes->nvidia_gpus = 2;
+  e.device_nodes->nvidia_gpus_accessible = 0;
+  DeviceCgroup c;
+  c.nvidia_gpus = 2;
+  e.device_cgroup = c;
+  EXPECT_EQ(device(e), CauseId::NoGpuGranted);
+  // Only some GPUs refused, the control node open: a job given other GPUs, no fault, no cause.
+  e.device_nodes->nvidia_gpus_accessible = 1;
+  e.device_cgroup->nvidia_gpus = 1;
+  EXPECT_EQ(device(e), CauseId::NoDevice);
+  e.visible_devices->at(0).second = "index_list";
+  EXPECT_EQ(device(e), CauseId::GpusHidden);
+}
+
+TEST(RecogniseDevice, HipsControlNodeIsKfd) {
+  Evidence e;
+  e.runtime = RuntimeAnswer{"hip", 100, "hipErrorNoDevice", std::string("6.2"), std::string("6.2")};
+  DeviceNodes n;
+  n.kfd = NodeState::NotAccessible;
+  n.render_nodes = 1;
+  e.device_nodes = n;
+  DeviceCgroup c;
+  c.kfd = true;
+  c.render_nodes = 1;
+  e.device_cgroup = c;
+  EXPECT_EQ(device(e), CauseId::DeviceCgroupDenied);
+}
+
+TEST(RecogniseDevice, AGroupTheUserNamespaceLacks) {
+  Evidence e = cuda_answer(100);
+  e.device_nodes->nvidiactl = NodeState::NotAccessible;
+  e.device_nodes->nvidia_gpus_accessible = 0;
+  e.user_namespace = UserNamespace{false, 2};
+  EXPECT_EQ(device(e), CauseId::NodeGroupUnmapped);
+  e.user_namespace = UserNamespace{true, 0};
+  EXPECT_EQ(device(e), CauseId::DeviceNodesNotAccessible);
+}
+
+TEST(RecogniseDevice, TheStubDriverByItsNumberAndItsFile) {
+  Evidence e = cuda_answer(34, std::nullopt);
+  DriverFiles stub;
+  stub.libcuda_so_1 = true;
+  stub.libcuda_file = "libcuda.so";
+  stub.libcuda_folder = "stubs";
+  e.driver_files = stub;
+  EXPECT_EQ(device(e), CauseId::StubDriver);
+  e.driver_files->libcuda_folder = "other";
+  e.driver_files->libcuda_file = "libcuda.so.1";  // unversioned: a copy of the stub
+  EXPECT_EQ(device(e), CauseId::StubDriver);
+  // A driver with its version in its name answering 34 is not named a stub.
+  e.driver_files->libcuda_file = "libcuda.so.550.54.15";
+  EXPECT_EQ(device(e), CauseId::GpuUnavailable);
+  e.driver_files.reset();
+  EXPECT_EQ(device(e), CauseId::GpuUnavailable);
+}
+
+TEST(RecogniseDevice, NoDriverVersionTheFilesSayWhichPartIsMissing) {
+  Evidence e = cuda_answer(35, std::nullopt);
+  DriverFiles files;
+  files.libcuda_version_without_link = "550.54.15";
+  e.driver_files = files;
+  EXPECT_EQ(device(e), CauseId::DriverLinkMissing);
+  e.driver_files = DriverFiles{};
+  e.driver_files->libnvidia_ml_so_1 = true;
+  EXPECT_EQ(device(e), CauseId::DriverCapabilityMissing);
+  // Without the GPUs' nodes, NVML alone is not the capability's sign.
+  e.device_nodes = DeviceNodes{};
+  EXPECT_EQ(device(e), CauseId::NoDriver);
+  e = cuda_answer(35, std::nullopt);
+  e.driver_files = DriverFiles{};
+  EXPECT_EQ(device(e), CauseId::NoDriver);
+}
+
+TEST(RecogniseDevice, UuidsWithoutNodesAreTheDevicePluginWithoutTheRuntime) {
+  for (int error : {35, 100, 999, 3}) {
+    Evidence e = cuda_answer(error, std::nullopt);
+    e.device_nodes = DeviceNodes{};
+    e.visible_devices->at(1).second = "uuid_list";
+    EXPECT_EQ(device(e), CauseId::GpusWithoutNvidiaRuntime) << error;
+    e.visible_devices->at(1).second = "all";  // every CUDA base image sets it
+    EXPECT_NE(device(e), CauseId::GpusWithoutNvidiaRuntime) << error;
+  }
+}
+
+TEST(RecogniseDevice, Wsl2HasNoNvidiaNodes) {
+  Evidence e = cuda_answer(35, std::nullopt);
+  e.device_nodes = DeviceNodes{};
+  e.device_nodes->dxg = NodeState::Accessible;
+  e.wsl_kernel = true;
+  EXPECT_EQ(device(e), CauseId::WslGpuNotReached);
+  e.wsl_kernel = false;
+  EXPECT_EQ(device(e), CauseId::NoDriver);
+  e = cuda_answer(100);
+  e.device_nodes = DeviceNodes{};
+  e.wsl_kernel = true;
+  EXPECT_EQ(device(e), CauseId::WslGpuNotReached);
+}
+
+TEST(RecogniseCompute, RocmArchitectureAndPtx) {
+  Evidence e;
+  e.runtime = RuntimeAnswer{"hip", 98, "hipErrorInvalidDeviceFunction", std::nullopt, std::nullopt};
+  EXPECT_FALSE(recognise_compute(e));  // the target unknown: the backend's error stands
+  e.rocm = RocmFacts{std::string("gfx1031"), std::nullopt};
+  EXPECT_EQ(recognise_compute(e), CauseId::RocmArchitectureMissing);
+  e.runtime->error = 209;
+  EXPECT_EQ(recognise_compute(e), CauseId::RocmArchitectureMissing);
+  e.rocm.reset();
+  EXPECT_EQ(recognise_compute(e), CauseId::NoKernelImage);
+  EXPECT_EQ(recognise_compute(cuda_answer(222)), CauseId::PtxTooNew);
+  EXPECT_FALSE(recognise_compute(cuda_answer(98)));  // 98 of CUDA is another error
+}
+
+TEST(RecogniseShadowing, AVersionedLibraryFromTheLibraryPath) {
+  const std::string words =
+      "/w/nvidia/cu13/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_13_2, version "
+      "libnvJitLink.so.13";
+  LibraryCopy taken("libnvJitLink.so.13", CopyState::Readable);
+  taken.folder = "cuda_toolkit";
+  EXPECT_EQ(recognise_shadowing(words, taken), CauseId::CudaLibraryShadowed);
+  taken.folder = "ld_library_path";
+  EXPECT_EQ(recognise_shadowing(words, taken), CauseId::CudaLibraryShadowed);
+  // Taken from its own folders, the library is not shadowed: the words keep their cause.
+  taken.folder = "own_path";
+  EXPECT_FALSE(recognise_shadowing(words, taken));
+  taken.folder = "system";
+  EXPECT_FALSE(recognise_shadowing(words, taken));
+  // libtorch's own libraries shadowing each other are builds mixed.
+  LibraryCopy c10("libc10.so", CopyState::Readable);
+  c10.folder = "ld_library_path";
+  EXPECT_FALSE(recognise_shadowing("/x/libtorch_cpu.so: undefined symbol: _ZN3c10, version libc10.so",
+                                   c10));
+  EXPECT_FALSE(recognise_shadowing("/x/libtorch_cpu.so: undefined symbol: _ZN3c10", taken));
+  // Without the copy, the worker's answer is what it was.
+  EXPECT_EQ(recognise_loader(words, std::nullopt), CauseId::MixedBuilds);
+}
+
 // ---- the import layer ----
 
 CauseId loader(std::string_view words, std::optional<LibraryCopy> copy = std::nullopt) {
@@ -563,6 +722,52 @@ TEST(CauseWords, StandardOutputSaysWhyItRefused) {
   EXPECT_TRUE(has(c.next_action, "or use --output.")) << c.next_action;
 }
 
+TEST(CauseWords, TheNewCausesNameTheirFactsNeverAPath) {
+  Evidence e = cuda_answer(999);
+  DeviceCgroup c;
+  c.hierarchy = "v1";
+  c.devices_list = "denies";
+  c.nvidiactl = c.nvidia_uvm = true;
+  c.nvidia_gpus = 1;
+  e.device_cgroup = c;
+  Cause words = cause_words(CauseId::DeviceCgroupDenied, facts_for(&e, ""));
+  EXPECT_TRUE(has(words.what, "(/dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidiaN: EPERM)"))
+      << words.what;
+  EXPECT_TRUE(has(words.what, "device cgroup (its devices.list lacks them) no longer")) << words.what;
+  EXPECT_TRUE(has(words.next_action, "Recreate the container")) << words.next_action;
+  e.device_cgroup = DeviceCgroup{};
+  e.device_cgroup->nvidia_gpus = 1;
+  words = cause_words(CauseId::NoGpuGranted, facts_for(&e, ""));
+  EXPECT_TRUE(has(words.what, "(1 of 1 /dev/nvidiaN refused: EPERM)")) << words.what;
+  DriverFiles stub;
+  stub.libcuda_so_1 = true;
+  stub.libcuda_file = "libcuda.so";
+  stub.libcuda_folder = "stubs";
+  e.driver_files = stub;
+  words = cause_words(CauseId::StubDriver, facts_for(&e, ""));
+  EXPECT_TRUE(has(words.what, "(libcuda.so of a stubs folder; error 34)")) << words.what;
+  e.driver_files = DriverFiles{};
+  e.driver_files->libcuda_version_without_link = "550.54.15";
+  words = cause_words(CauseId::DriverLinkMissing, facts_for(&e, ""));
+  EXPECT_TRUE(has(words.next_action, "links to libcuda.so.550.54.15")) << words.next_action;
+  e.rocm = RocmFacts{std::string("gfx1031"), std::string("version")};
+  e.runtime->error = 98;
+  words = cause_words(CauseId::RocmArchitectureMissing, facts_for(&e, ""));
+  EXPECT_TRUE(has(words.what, "architecture, gfx1031 (error 98); HSA_OVERRIDE_GFX_VERSION is set"))
+      << words.what;
+  EXPECT_TRUE(has(words.next_action, "PYTORCH_ROCM_ARCH=gfx1031")) << words.next_action;
+  Evidence shadow;
+  shadow.library = LibraryCopy("libnvJitLink.so.13", CopyState::Readable);
+  shadow.library->folder = "cuda_toolkit";
+  words = cause_words(CauseId::CudaLibraryShadowed,
+                      facts_for(&shadow, "/w/lib/libcusparse.so.12: undefined symbol: "
+                                         "__nvJitLinkAddData_13_2, version libnvJitLink.so.13"));
+  EXPECT_EQ(words.what, "libtorch was found but libcusparse.so.12 needs a newer libnvJitLink.so.13 "
+                        "than the one the loader takes first, from the image's CUDA toolkit folder "
+                        "that LD_LIBRARY_PATH names: the image's own CUDA libraries shadow those "
+                        "libtorch came with.");
+}
+
 // The {name}s of a row's sentences.
 std::vector<std::string> placeholders(std::string_view text) {
   std::vector<std::string> names;
@@ -580,6 +785,9 @@ TEST(CauseWords, EveryPlaceholderOfEveryRowIsAFactTheCheckGives) {
   e.driver_library = "libcuda.so.550.54.15";
   e.kernel_module = "535.104.05";
   e.library = LibraryCopy{"libc10.so", CopyState::OtherMachine, "aarch64"};
+  e.device_cgroup = DeviceCgroup{};
+  e.driver_files = DriverFiles{};
+  e.rocm = RocmFacts{};
   Facts f = facts_for(&e, "/lib/libc.so.6: version `GLIBC_2.99' not found (required by /x/libc10.so)",
                       address_space(1024 * kMiB));
   // What the parent adds: the worker's stage, how it ended, why stdout refused.

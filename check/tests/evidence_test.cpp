@@ -95,13 +95,30 @@ Evidence full() {
   v[0].second = "uuid_list";
   e.visible_devices = v;
   e.library = LibraryCopy{"libc10.so", CopyState::OtherMachine, "aarch64"};
+  DeviceCgroup c;
+  c.hierarchy = "v1";
+  c.devices_list = "denies";
+  c.nvidiactl = true;
+  c.nvidia_gpus = 1;
+  e.device_cgroup = c;
+  e.user_namespace = UserNamespace{false, 1};
+  DriverFiles d;
+  d.libcuda_so_1 = true;
+  d.libcuda_file = "libcuda.so";
+  d.libcuda_folder = "stubs";
+  d.libnvidia_ml_so_1 = true;
+  e.driver_files = d;
+  e.wsl_kernel = false;
+  e.rocm = RocmFacts{std::string("gfx1031"), std::string("version")};
   return e;
 }
 
 TEST(EvidenceJson, EveryKeyAlwaysNullWhereNotLookedAt) {
   auto j = evidence_json(Evidence{});
   EXPECT_EQ(j.dump(), "{\"runtime\":null,\"driver_library\":null,\"kernel_module\":null,"
-                      "\"device_nodes\":null,\"visible_devices\":null,\"library\":null}");
+                      "\"device_nodes\":null,\"visible_devices\":null,\"library\":null,"
+                      "\"device_cgroup\":null,\"user_namespace\":null,\"driver_files\":null,"
+                      "\"wsl_kernel\":null,\"rocm\":null}");
   j = evidence_json(full());
   EXPECT_EQ(j["device_nodes"]["nvidiactl"], "not_accessible");
   EXPECT_EQ(j["visible_devices"]["CUDA_VISIBLE_DEVICES"], "uuid_list");
@@ -126,7 +143,8 @@ TEST(EvidenceJson, ADamagedLibraryKeepsItsSizesAndHowItIsDamaged) {
   e.library->damage = "truncated";
   auto j = evidence_json(e);
   EXPECT_EQ(j["library"].dump(), "{\"name\":\"libc10.so\",\"found\":\"damaged\",\"machine\":null,"
-                                 "\"size\":680,\"needed_size\":1671216,\"damage\":\"truncated\"}");
+                                 "\"size\":680,\"needed_size\":1671216,\"damage\":\"truncated\","
+                                 "\"folder\":null}");
   std::string problem;
   auto back = evidence_from_json(nlohmann::json::parse(j.dump()), problem);
   ASSERT_TRUE(back) << problem;
@@ -162,6 +180,16 @@ TEST(EvidenceJson, ThePathsAndValuesOfAConfusedWorkerAreRefused) {
   EXPECT_TRUE(refused("/runtime/extra", 1));
   EXPECT_TRUE(refused("/library/name", "/opt/x/libc10.so"));
   EXPECT_TRUE(refused("/library/found", "somewhere"));
+  EXPECT_TRUE(refused("/library/folder", "/usr/local/cuda/lib64"));
+  EXPECT_TRUE(refused("/device_nodes/dxg", "open"));
+  EXPECT_TRUE(refused("/device_cgroup/hierarchy", "v3"));
+  EXPECT_TRUE(refused("/device_cgroup/nvidiactl_refused", "yes"));
+  EXPECT_TRUE(refused("/device_cgroup/path", "/sys/fs/cgroup/devices/x"));
+  EXPECT_TRUE(refused("/user_namespace/gid_map", "0 1000 1"));
+  EXPECT_TRUE(refused("/driver_files/libcuda_file", "/usr/local/cuda/lib64/stubs/libcuda.so"));
+  EXPECT_TRUE(refused("/driver_files/libcuda_folder", "lib64"));
+  EXPECT_TRUE(refused("/wsl_kernel", "5.15.153.1-microsoft-standard-WSL2"));
+  EXPECT_TRUE(refused("/rocm/hsa_override_gfx_version", "10.3.0"));
   EXPECT_TRUE(refused("/cwd", "/home/alice"));
   std::string problem;
   EXPECT_FALSE(evidence_from_json(nlohmann::json::array(), problem));
@@ -204,6 +232,98 @@ void elf_file(const std::string& path, unsigned machine) {
   eh.e_ident[EI_DATA] = ELFDATA2LSB;
   eh.e_machine = static_cast<Elf64_Half>(machine);
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(&eh), sizeof eh);
+}
+
+TEST(DevicesList, WhatACgroupV1ListAllows) {
+  EXPECT_TRUE(devices_list_allows("a *:* rwm\n", 195, 255));
+  const std::string runc = "c *:* m\nb *:* m\nc 1:3 rwm\nc 1:5 rwm\nc 136:* rwm\nc 5:2 rwm\n";
+  EXPECT_FALSE(devices_list_allows(runc, 195, 255));
+  EXPECT_TRUE(devices_list_allows(runc, 1, 3));
+  EXPECT_TRUE(devices_list_allows(runc + "c 195:* rw\n", 195, 0));
+  EXPECT_FALSE(devices_list_allows("c 195:* r\n", 195, 0));  // reading alone is not enough
+  EXPECT_FALSE(devices_list_allows("c 195:0 rw\n", 195, 1));
+  EXPECT_FALSE(devices_list_allows("b 195:* rwm\n", 195, 0));
+  EXPECT_FALSE(devices_list_allows("", 195, 0));
+}
+
+TEST(DevicesCgroupFolder, WhereTheHierarchyIsMountedAndItsRoot) {
+  const std::string mountinfo =
+      "30 24 0:26 / /sys/fs/cgroup/devices rw,nosuid shared:13 - cgroup cgroup rw,devices\n"
+      "31 24 0:27 / /sys/fs/cgroup/memory rw,nosuid shared:14 - cgroup cgroup rw,memory\n";
+  EXPECT_EQ(devices_cgroup_folder("5:devices:/kd-case\n4:memory:/\n", mountinfo),
+            "/sys/fs/cgroup/devices/kd-case");
+  EXPECT_EQ(devices_cgroup_folder("5:devices:/\n", mountinfo), "/sys/fs/cgroup/devices");
+  // A container sees its own cgroup as the mount's root.
+  const std::string container =
+      "900 800 0:26 /docker/abc /sys/fs/cgroup/devices ro - cgroup cgroup rw,devices\n";
+  EXPECT_EQ(devices_cgroup_folder("5:devices:/docker/abc\n", container), "/sys/fs/cgroup/devices");
+  // cgroup v2 alone: no devices hierarchy.
+  EXPECT_EQ(devices_cgroup_folder("0::/user.slice\n",
+                                  "30 24 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"),
+            "");
+}
+
+TEST(GidMap, WhatAUserNamespaceMaps) {
+  EXPECT_TRUE(gid_map_is_identity("         0          0 4294967295\n"));
+  EXPECT_FALSE(gid_map_is_identity("         0    1234567          1\n"));
+  EXPECT_TRUE(gid_map_covers("0 1234567 1\n", 0));
+  EXPECT_FALSE(gid_map_covers("0 1234567 1\n", 65534));
+  EXPECT_TRUE(gid_map_covers("0 1000 1\n1 100000 65536\n", 65534));
+  EXPECT_FALSE(gid_map_covers("zero one two\n99999999999999999999 0 1\n", 0));  // no throw
+}
+
+TEST(GfxTarget, TheKfdVersionAsATargetsName) {
+  EXPECT_EQ(gfx_target_name(90010), "gfx90a");
+  EXPECT_EQ(gfx_target_name(90402), "gfx942");
+  EXPECT_EQ(gfx_target_name(100301), "gfx1031");
+  EXPECT_EQ(gfx_target_name(110000), "gfx1100");
+  EXPECT_FALSE(gfx_target_name(0));
+  EXPECT_EQ(gfx_override_shape("10.3.0"), "version");
+  EXPECT_EQ(gfx_override_shape(" "), "empty");
+  EXPECT_EQ(gfx_override_shape("/tmp/x"), "other");
+}
+
+TEST(GfxTarget, ReadFromAKfdTopology) {
+  test::TempDir sys;
+  const std::string nodes = sys.file("class/kfd/kfd/topology/nodes");
+  for (const char* n : {"0", "1"}) {
+    ASSERT_EQ(system(("mkdir -p " + nodes + "/" + n).c_str()), 0);
+  }
+  std::ofstream(nodes + "/0/properties") << "cpu_cores_count 16\ngfx_target_version 0\n";
+  std::ofstream(nodes + "/1/properties") << "simd_count 40\ngfx_target_version 100301\nmax_waves 32\n";
+  EXPECT_EQ(rocm_facts(0, sys.path()).gfx_target, "gfx1031");
+  EXPECT_FALSE(rocm_facts(0, sys.file("none")).gfx_target);
+}
+
+TEST(LibraryPathRole, ACudaToolkitsFolderByItsShape) {
+  EXPECT_EQ(library_path_role("/usr/local/cuda/lib64"), "cuda_toolkit");
+  EXPECT_EQ(library_path_role("/usr/local/cuda-13.0/lib64/"), "cuda_toolkit");
+  EXPECT_EQ(library_path_role("/opt/cuda/targets/x86_64-linux/lib"), "cuda_toolkit");
+  EXPECT_EQ(library_path_role("/usr/local/lib"), "ld_library_path");
+  EXPECT_EQ(library_path_role("/home/me/cuda-tools/lib64"), "ld_library_path");
+}
+
+TEST(DriverFilesIn, TheLinkTheVersionedFileAndNvml) {
+  test::TempDir a, b;
+  EXPECT_FALSE(driver_files_in({a.path()}).libcuda_so_1);
+  touch(b.file("libcuda.so.550.54.15"), 0644);
+  DriverFiles d = driver_files_in({a.path(), b.path()});
+  EXPECT_FALSE(d.libcuda_so_1);
+  EXPECT_EQ(d.libcuda_version_without_link, "550.54.15");
+  ASSERT_EQ(symlink("libcuda.so.550.54.15", b.file("libcuda.so.1").c_str()), 0);
+  d = driver_files_in({a.path(), b.path()});
+  EXPECT_TRUE(d.libcuda_so_1);
+  EXPECT_EQ(d.libcuda_file, "libcuda.so.550.54.15");
+  EXPECT_EQ(d.libcuda_folder, "other");
+  EXPECT_FALSE(d.libcuda_version_without_link);
+  mkdir(a.file("stubs").c_str(), 0755);
+  touch(a.file("stubs/libcuda.so"), 0644);
+  ASSERT_EQ(symlink((a.file("stubs") + "/libcuda.so").c_str(), a.file("libcuda.so.1").c_str()), 0);
+  touch(a.file("libnvidia-ml.so.1"), 0644);
+  d = driver_files_in({a.path(), b.path()});
+  EXPECT_EQ(d.libcuda_file, "libcuda.so");
+  EXPECT_EQ(d.libcuda_folder, "stubs");
+  EXPECT_TRUE(d.libnvidia_ml_so_1);
 }
 
 TEST(FindLibraryCopy, TheFirstCopyWhereTheLoaderLooks) {

@@ -49,6 +49,14 @@ TEST(LoaderWords, UndefinedSymbolAndWrongClass) {
                               "version ").symbol,
             "_ZTVN10__cxxabiv117__class_type_infoE");
   EXPECT_EQ(read_loader_words("/x/libc10.so: file too short").symbol, "");
+  // The version a symbol was asked of names the library that should have had it.
+  LoaderWords v = read_loader_words(
+      "/w/nvidia/cu13/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_13_2, version "
+      "libnvJitLink.so.13");
+  EXPECT_EQ(v.symbol, "__nvJitLinkAddData_13_2");
+  EXPECT_EQ(v.symbol_version, "libnvJitLink.so.13");
+  EXPECT_EQ(v.needer, "libcusparse.so.12");
+  EXPECT_EQ(read_loader_words("/x/libc10.so: undefined symbol: _ZN3c10").symbol_version, "");
   LoaderWords w = read_loader_words("libc10.so: wrong ELF class: ELFCLASS32");
   EXPECT_EQ(w.subject, "libc10.so");
   EXPECT_EQ(w.elf_class, "ELFCLASS32");

@@ -48,7 +48,9 @@ health_env=(
   KERNODECK_HEALTH_DEVICE=cuda KERNODECK_HEALTH_TIMEOUT=10
 )
 # run_health CASE [VAR=VALUE...] [-- ARGS]: the health check's exit status in $status, its stdout
-# in $work/CASE.out and stderr in $work/CASE.err; scontrol's calls restart for each case.
+# in $work/CASE.out and stderr in $work/CASE.err; scontrol's calls restart for each case. With
+# health_wrap set (an argv prefix, lost_device_rules's), the health check runs through it.
+health_wrap=()
 run_health() {
   local name=$1 vars=() args=()
   shift
@@ -57,7 +59,7 @@ run_health() {
   rm -f "$work/scontrol.calls"
   # shellcheck disable=SC2034  # read by the tests that source this file
   status=0
-  env "${health_env[@]}" "${vars[@]}" "$healthcheck" "${args[@]}" \
+  "${health_wrap[@]}" env "${health_env[@]}" "${vars[@]}" "$healthcheck" "${args[@]}" \
     >"$work/$name.out" 2>"$work/$name.err" || status=$?
 }
 # The scontrol calls of the last case, as one text.
@@ -77,4 +79,50 @@ ours() {
     { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qF "$work" && out+=("$pid")
   done
   echo "${out[*]}"
+}
+# The argv prefix, in $lost_rules, that runs a command as on a node whose containers lost their
+# device-cgroup rules for the GPUs (systemctl daemon-reload with the systemd cgroup driver):
+# /dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidia0-N at mode 0666 in a private /dev (a mount
+# namespace), and the command in a child of this process's v1 devices cgroup that allows what
+# runc allows every container and nothing of the GPUs'. lost_device_rules GPUS returns 1, with
+# the reason in $lost_rules_why, where this cannot be made (not root, no v1 devices hierarchy).
+lost_device_rules() {
+  local gpus=$1 own home i
+  lost_rules=() lost_rules_why=""
+  if [[ $(id -u) != 0 ]]; then lost_rules_why="making device nodes and a devices cgroup needs root"; return 1; fi
+  own=$(awk -F: '$2 ~ /(^|,)devices(,|$)/ { print $3 }' /proc/self/cgroup)
+  home=/sys/fs/cgroup/devices${own%/}
+  if [[ -z $own || ! -e $home/cgroup.procs ]]; then
+    lost_rules_why="no cgroup v1 devices hierarchy holding this process's cgroup at /sys/fs/cgroup/devices"
+    return 1
+  fi
+  local cg=$home/kd-health-$$
+  mkdir "$cg" && echo a >"$cg/devices.deny" || { lost_rules_why="cannot make $cg"; return 1; }
+  on_exit+=("rmdir '$cg' 2>/dev/null || true")
+  local rule
+  for rule in 'c *:* m' 'b *:* m' 'c 1:3 rwm' 'c 1:5 rwm' 'c 1:7 rwm' 'c 1:8 rwm' 'c 1:9 rwm' \
+    'c 5:0 rwm' 'c 5:1 rwm' 'c 5:2 rwm' 'c 136:* rwm' 'c 10:200 rwm'; do
+    echo "$rule" >"$cg/devices.allow"
+  done
+  local dev=$work/private-dev
+  local nodes="mknod -m 0666 $dev/nvidiactl c 195 255; mknod -m 0666 $dev/nvidia-uvm c 508 0"
+  mkdir -p "$dev"
+  for ((i = 0; i < gpus; i++)); do nodes+="; mknod -m 0666 $dev/nvidia$i c 195 $i"; done
+  cat >"$work/lost-rules.sh" <<SH
+set -e
+mount -t tmpfs -o mode=0755 kd-dev '$dev'
+for n in null:3 zero:5 full:7 random:8 urandom:9; do mknod -m 0666 "$dev/\${n%:*}" c 1 "\${n#*:}"; done
+mknod -m 0666 '$dev/tty' c 5 0
+mkdir -m 1777 '$dev/shm'
+ln -s /proc/self/fd '$dev/fd'
+$nodes
+mount --bind '$dev' /dev
+echo \$\$ >'$cg/cgroup.procs'
+set +e
+"\$@"
+rc=\$?
+echo \$\$ >'$home/cgroup.procs'
+exit \$rc
+SH
+  lost_rules=(unshare --mount --propagation private bash "$work/lost-rules.sh")
 }

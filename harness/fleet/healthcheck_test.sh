@@ -16,7 +16,13 @@
 #      and no process of it is left;
 #   5. a metrics folder where kernodeck.prom cannot be replaced: the verdict and the drain stand,
 #      the failure is said, and no temporary file is left;
-#   6. settings that make no sense, and an scontrol that fails: exit 2, nothing drained.
+#   6. settings that make no sense, and an scontrol that fails: exit 2, nothing drained;
+#   7. the cause the check names after the code and layer: a PTX too new on one GPU, "kernodeck
+#      RUNTIME_ERROR(9) compute PtxTooNew gpu 1";
+#   8. a node whose containers lost their device-cgroup rules, for real (root and a v1 devices
+#      hierarchy; said and passed over without them): the GPUs' nodes at mode 0666 in a private
+#      /dev, the health check in a devices cgroup of a container's rules without the GPUs', every
+#      GPU "kernodeck GPU_UNAVAILABLE(6) device DeviceCgroupDenied gpu 0,1".
 #
 #   healthcheck_test.sh CHECK FAULT_PROBE SOURCE_ROOT
 set -euo pipefail
@@ -120,4 +126,25 @@ run_health undrainable KERNODECK_HEALTH_GPUS=2 KERNODECK_FAULT=gpus=1 SCONTROL_E
 expect "scontrol failing: exit" "$status" 2
 grep -q 'FAILED to drain gpu-node-7' "$work/undrainable.err" || fail "the failed drain is not said"
 echo "6. nonsense settings and a failing scontrol: exit 2"
+
+# 7. The cause after the code and the layer.
+run_health cause KERNODECK_HEALTH_GPUS=2 KERNODECK_FAULT=gpus=2 KD_WRAP_FAULT_1=gpus=2,gpu_fault=222
+expect "a PTX too new: exit" "$status" 1
+expect "a PTX too new: the drain" "$(scontrol_calls)" \
+  "update|NodeName=gpu-node-7|State=DRAIN|Reason=kernodeck RUNTIME_ERROR(9) compute PtxTooNew gpu 1"
+echo "7. the cause named: $(scontrol_calls | sed 's/.*Reason=//')"
+
+# 8. The device-cgroup rules of the GPUs lost, for real: the simulated driver's initialisation
+# fails (999) and the check finds the nodes refused by the kernel (EPERM).
+if lost_device_rules 2; then
+  health_wrap=("${lost_rules[@]}")
+  run_health lost-rules KERNODECK_HEALTH_GPUS=2 KERNODECK_FAULT=gpus=2,gpu_init=999
+  health_wrap=()
+  expect "lost device rules: exit (stderr: $(cat "$work/lost-rules.err"))" "$status" 1
+  expect "lost device rules: the drain" "$(scontrol_calls)" \
+    "update|NodeName=gpu-node-7|State=DRAIN|Reason=kernodeck GPU_UNAVAILABLE(6) device DeviceCgroupDenied gpu 0,1"
+  echo "8. lost device-cgroup rules: $(scontrol_calls | sed 's/.*Reason=//')"
+else
+  echo "8. not run here: $lost_rules_why"
+fi
 echo "passed"

@@ -7,7 +7,9 @@
 #     on: the image fault's even when a node fault came first; a second pod on the same volume
 #     (a retry) writes its reports anew;
 #   - the init container (kernodeck-init-container.yaml): the one-line verdict in the
-#     termination message file, "kernodeck CODE(N) layer[ gpu K]: message", and its exit code.
+#     termination message file, "kernodeck CODE(N) layer[ gpu K]: message", and its exit code;
+#     a cause's words and next action in it, within the kubelet's 4096 bytes (a PTX too new, and,
+#     with root and a v1 devices hierarchy, a node whose device-cgroup rules were lost, for real).
 # What was not run: a cluster, the kubelet, the device plugin (docs/fleets.md).
 #
 #   kubernetes_scripts_test.sh CHECK FAULT_PROBE SOURCE_ROOT TOOLS_DIR
@@ -33,12 +35,13 @@ init = pod("kernodeck-init-container.yaml")["initContainers"][0]
 PY
 mkdir "$work/bin" "$work/reports"
 ln -s "$wrapper" "$work/bin/kernodeck-diagnostic"
+pod_wrap=()  # an argv prefix for the pod's script (lost_device_rules's)
 in_pod() {  # in_pod SCRIPT CASE VAR=VALUE...: $status; stdout and stderr in $work/CASE.{out,err}
   local script=$1 name=$2
   shift 2
   status=0
-  env PATH="$work/bin:$PATH" KD_WRAP_CHECK="$check" KERNODECK_PROBE_MODULE="$probe" "$@" \
-    bash -c "$(cat "$work/$script.sh")" >"$work/$name.out" 2>"$work/$name.err" || status=$?
+  "${pod_wrap[@]}" env PATH="$work/bin:$PATH" KD_WRAP_CHECK="$check" KERNODECK_PROBE_MODULE="$probe" \
+    "$@" bash -c "$(cat "$work/$script.sh")" >"$work/$name.out" 2>"$work/$name.err" || status=$?
 }
 
 # The fleet Job: four GPUs at once; GPU 1 a node fault (6), GPU 2 an image fault (5).
@@ -79,6 +82,27 @@ expect "init: lines in the termination message" "$(wc -l <"$work/termination-log
 in_pod init-container image GPUS=1 KERNODECK_FAULT=backend=none TERMINATION_LOG="$work/termination-log"
 expect "init, an image fault: exit" "$status" 5
 [[ $(message) == "kernodeck GPU_BACKEND_ABSENT(5) backend: "?* ]] || fail "init, an image fault: '$(message)'"
+# A cause's words reach the termination message whole, within the kubelet's 4096 bytes.
+within_limit() { (($(wc -c <"$work/termination-log") <= 4096)) || fail "$1: the termination message passes 4096 bytes"; }
+in_pod init-container cause GPUS=2 KERNODECK_FAULT=gpus=2 KD_WRAP_FAULT_1=gpus=2,gpu_fault=222 \
+  TERMINATION_LOG="$work/termination-log"
+expect "init, a PTX too new on GPU 1: exit" "$status" 9
+[[ $(message) == "kernodeck RUNTIME_ERROR(9) compute gpu 1: "*"PTX was built by a newer CUDA toolchain than the driver supports"*"Update the GPU driver"* ]] ||
+  fail "init, a PTX too new: '$(message)'"
+within_limit "init, a PTX too new"
+if lost_device_rules 2; then
+  pod_wrap=("${lost_rules[@]}")
+  in_pod init-container lost-rules GPUS=2 KERNODECK_FAULT=gpus=2,gpu_init=999 \
+    TERMINATION_LOG="$work/termination-log"
+  pod_wrap=()
+  expect "init, lost device rules: exit (stderr: $(cat "$work/lost-rules.err"))" "$status" 6
+  [[ $(message) == "kernodeck GPU_UNAVAILABLE(6) device gpu 0: "*"the kernel refuses them"*"EPERM"*"Recreate the container"* ]] ||
+    fail "init, lost device rules: '$(message)'"
+  within_limit "init, lost device rules"
+  echo "init container, lost device-cgroup rules: $(wc -c <"$work/termination-log") bytes, '$(cut -c1-120 "$work/termination-log")...'"
+else
+  echo "init container, lost device-cgroup rules not run here: $lost_rules_why"
+fi
 rm "$work/bin/kernodeck-diagnostic"
 in_pod init-container missing GPUS=1 TERMINATION_LOG="$work/termination-log"
 expect "init, no check: exit" "$status" 127

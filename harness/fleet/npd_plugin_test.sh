@@ -8,7 +8,9 @@
 #     every GPU passes → 0; one GPU fails → 1 with the verdict; a check that times out on its
 #     own → 1 (TIMEOUT is a verdict); the check missing → 2; a check killed by the health
 #     check's outer limit → 2; many verdicts → 1, cut to 80 characters; the health check
-#     missing → 2. Every message is at most 80 characters.
+#     missing → 2; the cause the check named after the code and layer (a PTX too new, and, with
+#     root and a v1 devices hierarchy, a node whose device-cgroup rules for the GPUs were lost,
+#     for real). Every message is at most 80 characters.
 #
 #   npd_plugin_test.sh CHECK FAULT_PROBE SOURCE_ROOT
 set -euo pipefail
@@ -82,6 +84,24 @@ plugin long KERNODECK_HEALTH_GPUS=12 KERNODECK_FAULT=gpus=4 \
 expect "many verdicts: exit" "$status" 1
 full="kernodeck GPU_BACKEND_ABSENT(5) backend gpu 1; GPU_UNAVAILABLE(6) device gpu 2; DEVICE_INDEX_INVALID(7) device gpu 4,5,6,7,8,9,10,11"
 expect "many verdicts: message" "$message" "${full:0:77}..."
+
+plugin cause KERNODECK_HEALTH_GPUS=2 KERNODECK_FAULT=gpus=2 KD_WRAP_FAULT_1=gpus=2,gpu_fault=222
+expect "a cause named: exit" "$status" 1
+expect "a cause named: message" "$message" "kernodeck RUNTIME_ERROR(9) compute PtxTooNew gpu 1"
+
+if lost_device_rules 8; then
+  status=0
+  message=$("${lost_rules[@]}" env "${health_env[@]}" KERNODECK_HEALTH_GPUS=8 \
+              KERNODECK_FAULT=gpus=8,gpu_init=999 "$work/plugin/$plugin_name" 2>"$work/lost.err") ||
+    status=$?
+  expect "lost device rules: exit (stderr: $(cat "$work/lost.err"))" "$status" 1
+  expect "lost device rules: message" "$message" \
+    "kernodeck GPU_UNAVAILABLE(6) device DeviceCgroupDenied gpu 0,1,2,3,4,5,6,7"
+  ((${#message} <= 80)) || fail "lost device rules: a message of ${#message} characters"
+  echo "lost device-cgroup rules on 8 GPUs: '$message' (${#message} characters)"
+else
+  echo "lost device-cgroup rules not run here: $lost_rules_why"
+fi
 
 rm "$work/plugin/kernodeck-healthcheck"
 plugin no-healthcheck PATH=/usr/bin:/bin KERNODECK_HEALTH_GPUS=1

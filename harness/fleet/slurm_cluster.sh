@@ -7,7 +7,8 @@
 #   1. submits ci/templates/slurm/kernodeck-fleet.sbatch (one task per node, --device cpu) and
 #      asserts the merged JUnit: kd1 and kd2 pass, kd3 fails with TORCH_IMPORT_FAILED(4) import;
 #   2. turns on ci/templates/slurm/kernodeck-healthcheck as slurmd's HealthCheckProgram and
-#      asserts that exactly kd3 is drained, with reason "kernodeck TORCH_IMPORT_FAILED(4) import";
+#      asserts that exactly kd3 is drained, with reason "kernodeck TORCH_IMPORT_FAILED(4) import
+#      CorruptLibrary" (the cause the check named);
 #   3. stops the daemons and asserts that no process of the cluster is left.
 #
 #   slurm_cluster.sh WORK CHECK JUNIT SOURCE_ROOT
@@ -173,8 +174,8 @@ wait_for 60 "a health check on every node" checked_all
 drained() { [[ $(sinfo -h -N -t drain,drng -o %N | sort -u) == kd3 ]]; }
 wait_for 20 "kd3 drained" drained
 reasons=$(sinfo -h -N -R -o '%N|%E' | sort -u)
-[[ $reasons == "kd3|kernodeck TORCH_IMPORT_FAILED(4) import" ]] ||
-  fail "exactly kd3 should be drained, for kernodeck TORCH_IMPORT_FAILED(4) import; sinfo -R says: $reasons"
+[[ $reasons == "kd3|kernodeck TORCH_IMPORT_FAILED(4) import CorruptLibrary" ]] ||
+  fail "exactly kd3 should be drained, for kernodeck TORCH_IMPORT_FAILED(4) import CorruptLibrary; sinfo -R says: $reasons"
 states=$(sinfo -h -N -o '%N %t' | sort -u | tr '\n' ' ')
 [[ $states == "kd1 idle kd2 idle kd3 drain " ]] || fail "node states: $states"
 grep -q '^exit 0$' "$work/log/health.kd1.log" && grep -q '^exit 0$' "$work/log/health.kd2.log" ||

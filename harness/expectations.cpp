@@ -135,11 +135,6 @@ bool has_arg(const std::vector<std::string>& args, const std::string& name) {
   return std::find(args.begin(), args.end(), name) != args.end();
 }
 
-bool path_exists(const std::string& path) {
-  struct stat st {};
-  return lstat(path.c_str(), &st) == 0;
-}
-
 void collect_pointers(const json& value, const std::string& prefix, std::vector<std::string>& out) {
   if (!value.is_object()) return;
   for (const auto& [key, child] : value.items()) {
@@ -553,7 +548,7 @@ void judge_file(const Case& c, const CaseRun& run, const FileExpect& fe,
   const std::string top = fe.path.substr(0, fe.path.find('/'));
   switch (fe.kind) {
     case FileExpect::Kind::Absent:
-      if (path_exists(path)) problems.push_back(fe.path + " exists but must not");
+      if (kd::path_exists(path)) problems.push_back(fe.path + " exists but must not");
       return;
     case FileExpect::Kind::IdenticalToStdout: {
       expected_new.insert(top);

@@ -12,11 +12,6 @@
 namespace kdh {
 namespace {
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0;
-}
-
 // The cgroup of this process for `controller` (v1), or its unified cgroup (v2) when empty.
 std::string own_cgroup_path(const std::string& controller) {
   std::ifstream in("/proc/self/cgroup");
@@ -77,8 +72,8 @@ std::vector<std::string> in_mount_namespace(const std::string& setup) {
 }
 
 std::optional<CgroupPlace> cgroup_place(std::string& why_not) {
-  if (exists("/sys/fs/cgroup/memory/memory.limit_in_bytes") ||
-      exists("/sys/fs/cgroup/memory/cgroup.procs")) {
+  if (kd::path_exists("/sys/fs/cgroup/memory/memory.limit_in_bytes") ||
+      kd::path_exists("/sys/fs/cgroup/memory/cgroup.procs")) {
     std::string own = own_cgroup_path("memory");
     return CgroupPlace{"/sys/fs/cgroup/memory", "memory.limit_in_bytes",
                        "memory.memsw.limit_in_bytes",
@@ -107,7 +102,7 @@ Preparation memory_cgroup(rlim_t bytes) {
       return "cannot set " + place->limit_file + " of " + cg;
     }
     // No swap to escape to (where the controller offers the setting).
-    if (exists(cg + "/" + place->swap_file)) {
+    if (kd::path_exists(cg + "/" + place->swap_file)) {
       write_text_file(cg + "/" + place->swap_file,
                       (place->swap_file == "memory.swap.max" ? std::string("0")
                                                              : std::to_string(bytes)) + "\n");
@@ -125,7 +120,7 @@ void cgroup_removed(const CaseRun&, std::vector<std::string>& problems) {
   std::string reason;
   auto place = cgroup_place(reason);
   std::string cg = place ? place->root + "/" + cgroup_name() : "";
-  if (!cg.empty() && exists(cg)) {
+  if (!cg.empty() && kd::path_exists(cg)) {
     problems.push_back("the case's cgroup " + cg + " was left behind");
     rmdir(cg.c_str());
   }
@@ -137,14 +132,14 @@ namespace kdh {
 
 std::optional<std::string> devices_cgroup_home(std::string& why_not) {
   const std::string root = "/sys/fs/cgroup/devices";
-  if (!exists(root + "/devices.list")) {
+  if (!kd::path_exists(root + "/devices.list")) {
     why_not = "no cgroup v1 devices hierarchy at " + root + " (a cgroup v2 machine: its device "
               "rules are BPF programs, which this suite does not load)";
     return std::nullopt;
   }
   std::string own = own_cgroup_path("devices");
   std::string home = root + (own == "/" ? "" : own);
-  if (!exists(home + "/cgroup.procs")) {
+  if (!kd::path_exists(home + "/cgroup.procs")) {
     why_not = "this process's devices cgroup " + own + " is not under " + root + " (a container "
               "that sees its own cgroup as the root)";
     return std::nullopt;
@@ -187,7 +182,7 @@ void devices_cgroup_removed(const CaseRun&, std::vector<std::string>& problems) 
   std::string reason;
   auto home = devices_cgroup_home(reason);
   const std::string cg = home ? *home + "/" + devices_cgroup_name() : "";
-  if (!cg.empty() && exists(cg)) {
+  if (!cg.empty() && kd::path_exists(cg)) {
     problems.push_back("the case's devices cgroup " + cg + " was left behind");
     rmdir(cg.c_str());
   }

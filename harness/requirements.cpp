@@ -29,11 +29,6 @@ struct Entry {
   Probe probe;
 };
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return lstat(path.c_str(), &st) == 0;
-}
-
 std::optional<Unmet> met() { return std::nullopt; }
 std::optional<Unmet> skip(std::string reason) { return Unmet{std::move(reason), false}; }
 
@@ -159,7 +154,7 @@ kd::RunResult run_briefly(std::vector<std::string> argv, bool merge_err) {
 }
 
 std::optional<Unmet> probe_user_namespaces(const Runner&) {
-  if (exists(kUnshare)) {
+  if (kd::path_exists(kUnshare)) {
     kd::RunResult run =
         run_briefly({kUnshare, "--user", "--map-root-user", "--mount", "/bin/true"}, false);
     if (run.status.exited() && run.status.code == 0) return met();
@@ -185,7 +180,7 @@ std::optional<Unmet> probe_another_user(const Runner& r) {
     return skip("becoming another user needs root; the suite runs as uid " +
                 std::to_string(getuid()));
   }
-  if (!exists(kSetpriv)) return skip(std::string("needs ") + kSetpriv + " (util-linux)");
+  if (!kd::path_exists(kSetpriv)) return skip(std::string("needs ") + kSetpriv + " (util-linux)");
   if (!r.import_root) return skip("the check's probe module or its libtorch is not found");
   std::vector<std::string> argv = as_user(kNobody);
   argv.insert(argv.end(), {"/bin/sh", "-c",
@@ -230,10 +225,12 @@ std::optional<Unmet> probe_memory_cgroup(const Runner&) {
     return skip("cannot make a cgroup under " + place->root + ": " + strerror(errno) +
                 " (the runner does not delegate cgroups)");
   }
-  bool limited = exists(probe + "/" + place->limit_file);
+  bool limited = kd::path_exists(probe + "/" + place->limit_file);
   rmdir(probe.c_str());
   if (!limited) return skip("a new cgroup under " + place->root + " has no " + place->limit_file);
-  if (!exists(place->home_procs)) return skip("cannot find this process's own cgroup to return to");
+  if (!kd::path_exists(place->home_procs)) {
+    return skip("cannot find this process's own cgroup to return to");
+  }
   return met();
 }
 
@@ -261,7 +258,7 @@ std::optional<Unmet> probe_device_cgroup_v1(const Runner&) {
 // As nobody, `unshare --user --map-root-user`: a rootless container's own user namespace, with
 // only the user's own id mapped.
 std::optional<Unmet> probe_unprivileged_user_namespaces(const Runner&) {
-  if (getuid() != 0 || !exists(kSetpriv) || !exists(kUnshare)) {
+  if (getuid() != 0 || !kd::path_exists(kSetpriv) || !kd::path_exists(kUnshare)) {
     return skip("becoming another user who then makes a user namespace needs root and " +
                 std::string(kSetpriv));
   }

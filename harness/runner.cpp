@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <limits.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -15,11 +14,6 @@
 
 namespace kdh {
 namespace {
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return lstat(path.c_str(), &st) == 0;
-}
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -87,11 +81,11 @@ std::optional<int> allocated_gpu() {
 // as it looks (torch_location.hpp), in the variables the suite passes it.
 void find_probe(Runner& r) {
   const std::string dir = kd::dirname_of(r.check) + "/";
-  if (std::string compiled = dir + KERNODECK_PROBE_RELATIVE_PATH; exists(compiled)) {
+  if (std::string compiled = dir + KERNODECK_PROBE_RELATIVE_PATH; kd::path_exists(compiled)) {
     r.probe_module = absolute(compiled);
     r.probe_kind = "libtorch";
     r.import_root = r.probe_module;
-  } else if (std::string stable = dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH; exists(stable)) {
+  } else if (std::string stable = dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH; kd::path_exists(stable)) {
     r.probe_module = absolute(stable);
     r.probe_kind = "stable_abi";
     kd::TorchLocation where = kd::locate_torch(kd::dirname_of(r.check), kd::deadline_in(60));
@@ -124,7 +118,7 @@ Runner discover() {
 
   // A GPU is present when the kernel exposes one to this container.
   int nvidia = count_dev_nodes(std::regex("nvidia[0-9]+"), "/dev");
-  int amd = exists("/dev/kfd") ? count_dev_nodes(std::regex("renderD[0-9]+"), "/dev/dri") : 0;
+  int amd = kd::path_exists("/dev/kfd") ? count_dev_nodes(std::regex("renderD[0-9]+"), "/dev/dri") : 0;
   r.gpu_present = nvidia > 0 || amd > 0;
   r.visible_gpus = nvidia > 0 ? nvidia : amd;
   r.gpu_evidence = nvidia > 0   ? std::to_string(nvidia) + " /dev/nvidiaN node(s)"

@@ -51,6 +51,11 @@ std::vector<std::string> folder_entries(const std::string& dir) {
   return names;
 }
 
+bool path_exists(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0;
+}
+
 std::string dirname_of(std::string_view path) {
   size_t slash = path.rfind('/');
   if (slash == std::string_view::npos) return ".";

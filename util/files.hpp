@@ -1,5 +1,6 @@
 // Small file and path helpers shared by the check and the conformance
-// harness: whole writes, bounded reads, a path's folder, a PATH lookup, random names.
+// harness: whole writes, bounded reads, whether a name exists, a path's folder, a PATH lookup,
+// random names.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,9 @@ std::optional<std::string> read_file(const std::string& path,
 
 // Names in `dir` (without . and ..), sorted; empty if it cannot be read.
 std::vector<std::string> folder_entries(const std::string& dir);
+
+// Whether anything is at `path` (lstat: a dangling symlink is there too).
+bool path_exists(const std::string& path);
 
 // The folder part of `path`: "." when it has none, "/" for a name at the root.
 std::string dirname_of(std::string_view path);

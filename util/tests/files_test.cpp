@@ -1,4 +1,5 @@
-// Covers util/files.hpp: whole writes, bounded reads, folders, the PATH lookup and names.
+// Covers util/files.hpp: whole writes, bounded reads, names that exist, folders, the PATH
+// lookup and names.
 #include "util/files.hpp"
 
 #include <errno.h>
@@ -82,6 +83,16 @@ TEST_F(Files, FolderEntriesAreSortedWithoutDots) {
   write("a", "");
   EXPECT_EQ(folder_entries(dir_), (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(folder_entries(dir_ + "/missing").empty());
+}
+
+TEST_F(Files, PathExistsForAnyNameEvenADanglingLink) {
+  write("file", "");
+  ASSERT_EQ(symlink((dir_ + "/nowhere").c_str(), (dir_ + "/dangling").c_str()), 0);
+  EXPECT_TRUE(path_exists(dir_ + "/file"));
+  EXPECT_TRUE(path_exists(dir_));
+  EXPECT_TRUE(path_exists(dir_ + "/dangling"));
+  EXPECT_FALSE(path_exists(dir_ + "/nowhere"));
+  EXPECT_FALSE(path_exists(dir_ + "/file/below"));
 }
 
 TEST(DirnameOf, TheFolderPart) {

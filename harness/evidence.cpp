@@ -9,7 +9,7 @@
 #include <optional>
 #include <system_error>
 
-#include "expectations.hpp"
+#include "report_rules.hpp"
 #include "published_scan.hpp"
 #include "util/files.hpp"
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "expectations.hpp"
+#include "case_driver.hpp"
 
 namespace kdh {
 namespace {

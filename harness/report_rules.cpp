@@ -1,0 +1,319 @@
+#include "report_rules.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "contract.hpp"
+
+namespace kdh {
+
+json value_at(const json& report, const std::string& pointer) {
+  json::json_pointer ptr(pointer);
+  return report.contains(ptr) ? report.at(ptr) : json();
+}
+
+namespace {
+
+// error.evidence's keys (CONTRACT.md, "The report"), every one the check may write.
+const std::vector<std::string>& evidence_keys() {
+  static const std::vector<std::string> keys{
+      "/error/evidence",
+      "/error/evidence/runtime",
+      "/error/evidence/runtime/api",
+      "/error/evidence/runtime/error",
+      "/error/evidence/runtime/error_name",
+      "/error/evidence/runtime/driver_version",
+      "/error/evidence/runtime/runtime_version",
+      "/error/evidence/driver_library",
+      "/error/evidence/kernel_module",
+      "/error/evidence/device_nodes",
+      "/error/evidence/device_nodes/nvidiactl",
+      "/error/evidence/device_nodes/nvidia_uvm",
+      "/error/evidence/device_nodes/nvidia_gpus",
+      "/error/evidence/device_nodes/nvidia_gpus_accessible",
+      "/error/evidence/device_nodes/kfd",
+      "/error/evidence/device_nodes/render_nodes",
+      "/error/evidence/device_nodes/render_nodes_accessible",
+      "/error/evidence/device_nodes/dxg",
+      "/error/evidence/visible_devices",
+      "/error/evidence/visible_devices/CUDA_VISIBLE_DEVICES",
+      "/error/evidence/visible_devices/NVIDIA_VISIBLE_DEVICES",
+      "/error/evidence/visible_devices/HIP_VISIBLE_DEVICES",
+      "/error/evidence/visible_devices/ROCR_VISIBLE_DEVICES",
+      "/error/evidence/library",
+      "/error/evidence/library/name",
+      "/error/evidence/library/found",
+      "/error/evidence/library/machine",
+      "/error/evidence/library/size",
+      "/error/evidence/library/needed_size",
+      "/error/evidence/library/damage",
+      "/error/evidence/library/folder",
+      "/error/evidence/device_cgroup",
+      "/error/evidence/device_cgroup/hierarchy",
+      "/error/evidence/device_cgroup/devices_list",
+      "/error/evidence/device_cgroup/nvidiactl_refused",
+      "/error/evidence/device_cgroup/nvidia_uvm_refused",
+      "/error/evidence/device_cgroup/nvidia_gpus_refused",
+      "/error/evidence/device_cgroup/kfd_refused",
+      "/error/evidence/device_cgroup/render_nodes_refused",
+      "/error/evidence/user_namespace",
+      "/error/evidence/user_namespace/gid_map",
+      "/error/evidence/user_namespace/unmapped_group_nodes",
+      "/error/evidence/driver_files",
+      "/error/evidence/driver_files/libcuda_so_1",
+      "/error/evidence/driver_files/libcuda_file",
+      "/error/evidence/driver_files/libcuda_folder",
+      "/error/evidence/driver_files/libcuda_version_without_link",
+      "/error/evidence/driver_files/libnvidia_ml_so_1",
+      "/error/evidence/wsl_kernel",
+      "/error/evidence/rocm",
+      "/error/evidence/rocm/gfx_target",
+      "/error/evidence/rocm/hsa_override_gfx_version",
+  };
+  return keys;
+}
+
+// Keys the check adds to the contract's, all of them harmless.
+const std::set<std::string>& allowed_extra_keys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> extra{
+        "/tool/probe",
+        "/runtime/check_build/compiler",
+        "/runtime/check_build/cxx_standard",
+        "/runtime/check_build/build_type",
+        "/execution/memory/allocated_bytes",
+        "/execution/memory/reserved_bytes",
+        "/host/tool",
+        "/host/status",
+        "/host/driver_version",
+        "/host/memory_total_mib",
+        "/error/type",
+        "/error/message",
+    };
+    extra.insert(evidence_keys().begin(), evidence_keys().end());
+    return extra;
+  }();
+  return keys;
+}
+
+// error.evidence holds fixed words, counts and version tokens only
+// (CONTRACT.md, "The report"): a path, a value with spaces or any longer text
+// there is a leak, whatever it says.
+void check_evidence(const json& evidence, const std::string& where,
+                    std::vector<std::string>& problems) {
+  if (evidence.is_object()) {
+    for (const auto& [key, value] : evidence.items()) check_evidence(value, where + "/" + key, problems);
+    return;
+  }
+  if (!evidence.is_string()) return;
+  const std::string& text = evidence.get_ref<const std::string&>();
+  bool token = !text.empty() && text.size() <= 64;
+  for (char c : text) {
+    token = token && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+                      c == '-' || c == '+');
+  }
+  if (!token) problems.push_back(where + " is not a word or version token: " + evidence.dump());
+}
+
+std::string show(const json& v) { return v.dump(); }
+
+std::string arg_value(const std::vector<std::string>& args, const std::string& name) {
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == name) return args[i + 1];
+  }
+  return {};
+}
+bool has_arg(const std::vector<std::string>& args, const std::string& name) {
+  return std::find(args.begin(), args.end(), name) != args.end();
+}
+
+void collect_pointers(const json& value, const std::string& prefix, std::vector<std::string>& out) {
+  if (!value.is_object()) return;
+  for (const auto& [key, child] : value.items()) {
+    out.push_back(prefix + "/" + key);
+    collect_pointers(child, prefix + "/" + key, out);
+  }
+}
+
+// The contract's invariants of every report, whatever the case (given the
+// check's arguments): one method per part of the report.
+class ReportShape {
+ public:
+  ReportShape(const std::vector<std::string>& arguments, const json& report,
+              std::vector<std::string>& problems)
+      : arguments_(arguments), report_(report), problems_(problems) {}
+
+  void check(int exit_code, bool exited) {
+    keys();
+    const bool passed = outcome(exit_code, exited);
+    if (passed) {
+      pass();
+    } else if (!at("/error").is_object() || !at("/error/message").is_string() ||
+               at("/error/message").get<std::string>().empty()) {
+      problem("a failure without an error {type, message} saying why");
+    }
+    if (!at("/message").is_string() || at("/message").get<std::string>().empty()) {
+      problem("/message is empty");
+    }
+    const std::string device = requested();
+    device_mode(device);
+    check_evidence(at("/error/evidence"), "/error/evidence", problems_);
+  }
+
+ private:
+  void problem(std::string p) { problems_.push_back(std::move(p)); }
+
+  json at(const std::string& p) const { return value_at(report_, p); }
+
+  // Every key of the contract, and no other.
+  void keys() {
+    for (const auto& key : contract_report_keys()) {
+      if (!report_.contains(json::json_pointer(key))) problem("report lacks " + key);
+    }
+    std::vector<std::string> pointers;
+    collect_pointers(report_, "", pointers);
+    std::set<std::string> known(contract_report_keys().begin(), contract_report_keys().end());
+    for (const auto& p : pointers) {
+      if (!known.count(p) && !allowed_extra_keys().count(p)) {
+        problem("report has a key the contract does not know: " + p);
+      }
+    }
+  }
+
+  // Schema, tool, code, exit code, status and stage agree with the contract
+  // and the process; true for a pass.
+  bool outcome(int exit_code, bool exited) {
+    if (at("/schema_version") != 1) problem("/schema_version is not 1");
+    if (at("/tool/name") != "kernodeck-diagnostic") problem("/tool/name is wrong");
+    const json code = at("/code");
+    const int contract_exit =
+        code.is_string() ? contract_exit_code(code.get<std::string>()).value_or(-1) : -1;
+    if (contract_exit < 0) {
+      problem("/code " + show(code) + " is not an outcome of the contract");
+    } else if (exited && contract_exit != exit_code) {
+      problem("/code " + show(code) + " must exit " + std::to_string(contract_exit) +
+              ", the process exited " + std::to_string(exit_code));
+    }
+    if (exited && at("/exit_code") != exit_code) {
+      problem("/exit_code " + show(at("/exit_code")) + " differs from the process's " +
+              std::to_string(exit_code));
+    }
+    const bool passed = contract_exit == 0;
+    if (at("/status") != (passed ? "passed" : "failed")) {
+      problem("/status " + show(at("/status")) + " does not match code " + show(code));
+    }
+    const json stage = at("/stage");
+    if (!stage.is_string() || !is_contract_stage(stage.get<std::string>())) {
+      problem("/stage " + show(stage) + " is not a stage of the contract");
+    }
+    return passed;
+  }
+
+  // A pass is complete, names its GPU, carries no error and shows the
+  // verified computation.
+  void pass() {
+    if (at("/stage") != "complete") problem("a pass must be at stage complete");
+    if (at("/code") == "GPU_CHECK_PASSED") {
+      for (const char* p : {"/execution/device_name", "/execution/capability"}) {
+        if (!at(p).is_string() || at(p).get<std::string>().empty()) {
+          problem(std::string("a GPU pass must name its GPU: ") + p + " is " + show(at(p)));
+        }
+      }
+    }
+    if (!at("/error").is_null()) problem("a pass carries an error: " + show(at("/error")));
+    if (at("/execution/product_verified") != true || at("/execution/gradient_verified") != true ||
+        at("/execution/loss") != kContractLoss) {
+      problem("a pass without a verified product, gradient and loss " + show(kContractLoss));
+    }
+  }
+
+  // `requested` says what was asked, as given; returns the device asked.
+  std::string requested() {
+    const auto& a = arguments_;
+    std::string device = has_arg(a, "--device") ? arg_value(a, "--device") : "cuda";
+    if (at("/requested/device") != device) {
+      problem("/requested/device " + show(at("/requested/device")) + " but " + device +
+              " was asked");
+    }
+    if (at("/requested/host_check") != has_arg(a, "--host-check")) {
+      problem("/requested/host_check does not reflect --host-check");
+    }
+    if (at("/output/requested") != has_arg(a, "--output")) {
+      problem("/output/requested does not reflect --output");
+    }
+    if (!has_arg(a, "--host-check") && !at("/host").is_null()) {
+      problem("/host is not null although --host-check was not given");
+    }
+    if (has_arg(a, "--host-check")) {
+      static const std::set<std::string> statuses{"ok", "not_found", "timeout", "failed"};
+      json st = at("/host/status");
+      if (!st.is_string() || !statuses.count(st.get<std::string>())) {
+        problem("/host/status " + show(st) + " is not ok/not_found/timeout/failed");
+      }
+    }
+    return device;
+  }
+
+  // Where it ran, and the GPU facts, as the device asked allows.
+  void device_mode(const std::string& device) {
+    if (device != "cpu") {
+      // A device that is not text is no GPU either; judged here, not thrown.
+      const json ran = at("/execution/device");
+      if (!ran.is_null() &&
+          !(ran.is_string() && ran.get<std::string>().rfind("cuda:", 0) == 0)) {
+        problem("asked for a GPU, ran on " + show(ran) + ": never silently the CPU");
+      }
+      return;
+    }
+    // CPU mode asks nothing of the GPU driver: "not asked" is null, never 0/false.
+    for (const char* p : {"/pytorch/gpu_available", "/pytorch/visible_device_count"}) {
+      if (!at(p).is_null()) problem(std::string(p) + " must be null in CPU mode");
+    }
+    if (!at("/execution/device").is_null() && at("/execution/device") != "cpu") {
+      problem("asked for the CPU, ran on " + show(at("/execution/device")));
+    }
+    // The CPU has no GPU model or capability: null, never a made-up value.
+    for (const char* p : {"/execution/device_name", "/execution/capability"}) {
+      if (!at(p).is_null()) problem(std::string(p) + " must be null in CPU mode");
+    }
+  }
+
+  const std::vector<std::string>& arguments_;
+  const json& report_;
+  std::vector<std::string>& problems_;
+};
+
+}  // namespace
+
+void check_report_shape(const std::vector<std::string>& arguments, const json& report,
+                        int exit_code, bool exited, std::vector<std::string>& problems) {
+  ReportShape(arguments, report, problems).check(exit_code, exited);
+}
+
+std::vector<std::string> report_problems(const json& report, const std::vector<std::string>& args,
+                                         std::optional<int> exit_code) {
+  std::vector<std::string> problems;
+  try {
+    check_report_shape(args, report, exit_code.value_or(-1), exit_code.has_value(), problems);
+    if (!exit_code && report.is_object()) {
+      // No process to compare with: the report's own exit_code against its code.
+      const json own = report.value("exit_code", json());
+      const json code = report.value("code", json());
+      const int expected =
+          code.is_string() ? contract_exit_code(code.get<std::string>()).value_or(-1) : -1;
+      if (!own.is_null() && !own.is_number_integer()) {
+        problems.push_back("/exit_code " + show(own) + " is not an integer");
+      } else if (expected >= 0 && own.is_number_integer() && own != expected) {
+        problems.push_back("/exit_code " + show(own) + " but /code " + show(code) + " must exit " +
+                           std::to_string(expected));
+      }
+    }
+  } catch (const json::exception& e) {
+    // A field of the wrong type stops the judging; the report does not hold.
+    problems.push_back(std::string("the report could not be judged: ") + e.what());
+  }
+  return problems;
+}
+
+}  // namespace kdh

@@ -4,11 +4,11 @@
 // like the contract:
 //
 //   Case("existing_file_untouched")
-//       .guards("An existing file is never overwritten")
+//       .guards("an existing file is never overwritten")
 //       .args({"--device", "cpu", "--output", "{tmp}/report.json"})
 //       .file("report.json", "precious")
-//       .expect_exit(12).expect_code("OUTPUT_WRITE_FAILED").expect_stage("output")
-//       .expect_file_unchanged("report.json");
+//       .outcome("OUTPUT_WRITE_FAILED", "output")  // exit 12, its code and stage
+//       .expect_file(FileExpect::Kind::Unchanged, "report.json");
 //
 // A case's layer is not written in the table: KERNODECK_LAYER (layer_test.hpp)
 // gives it to every case of the suite it registers.

@@ -1,4 +1,4 @@
-# Shared by ci/conformance, ci/test and ci/bench (sourced, not run): configure
+# Shared by ci/'s scripts and the kit's run (ci/kit/run carries it; sourced, not run): configure
 # and build with a CMake preset against one libtorch, and turn a CTest run into
 # JUnit.
 #

@@ -1,4 +1,4 @@
-# Shared by ci/conformance, ci/test and ci/bench (sourced, not run): configure
+# Shared by ci/'s scripts and the kit's run (ci/kit/run carries it; sourced, not run): configure
 # and build with a CMake preset against one libtorch, and turn a CTest run into
 # JUnit.
 #
@@ -29,16 +29,41 @@ kd_preset() { echo "${1:-default}"; }
 kd_build_dir() { echo "build${1:+-$1}"; }
 kd_reports_dir() { echo "reports${1:+/$1}"; }
 
-# The image's own libtorch: KERNODECK_TORCH_PREFIX (a libtorch folder or its
-# CMake prefix), else python3's torch package, else Debian's.
+# The image's own libtorch, as CMake arguments (one a line, none for CMake's own search):
+# KERNODECK_TORCH_PREFIX (a libtorch folder or its CMake prefix), else KERNODECK_TORCH_DIR (a torch
+# package, a libtorch archive or a folder holding libtorch.so), else the interpreter
+# KERNODECK_TORCH_PYTHON names, else python3 on PATH where it has a torch package. The builds here
+# and the kit's compiled probe (ci/kit/run, which carries this file) find it alike.
 kd_own_torch_args() {
   if [[ -n "${KERNODECK_TORCH_PREFIX:-}" ]]; then
     echo "-DCMAKE_PREFIX_PATH=$KERNODECK_TORCH_PREFIX"
-  elif python3 -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)' \
-         >/dev/null 2>&1; then
+  elif [[ -n "${KERNODECK_TORCH_DIR:-}" ]]; then
+    echo "-DKERNODECK_TORCH_DIR=$KERNODECK_TORCH_DIR"
+  elif [[ -n "${KERNODECK_TORCH_PYTHON:-}" ]]; then
+    echo "-DKERNODECK_TORCH_PYTHON=$KERNODECK_TORCH_PYTHON"
+  elif [[ -n $(kd_torch_site python3 2>/dev/null) ]]; then
     echo "-DKERNODECK_TORCH_PYTHON=$(command -v python3)"
   fi
 }
+
+# kd_torch_site PYTHON: the folder holding PYTHON's torch package (its site-packages), found as its
+# `import torch` would find it, never imported; "" where it has none. Fails where PYTHON does not
+# run.
+kd_torch_site() {
+  "$1" -c 'import importlib.util as u, os; s = u.find_spec("torch")
+print(os.path.dirname(list(s.submodule_search_locations)[0]) if s else "")'
+}
+
+# kd_torch_cuda SITE: the CUDA version of the torch package in SITE, as its torch/version.py states
+# it ("" for a build without CUDA).
+kd_torch_cuda() {
+  sed -n "s/^cuda[^=]*= *'\([^']*\)'.*/\1/p" "$1/torch/version.py"
+}
+
+# The run's own report tests (suites/CMakeLists.txt: conformance.report*, the fixture
+# kernodeck_report), which every CTest run of ci/ leaves out: the report is published from
+# CTest's own JUnit instead (kd_ctest, ci/coverage, ci/kit/run).
+KD_OWN_REPORT_FILTER=(-E '^conformance\.report' -FA '^kernodeck_report$')
 
 kd_build() {  # kd_build VARIANT
   local variant=$1 args=()
@@ -71,9 +96,7 @@ kd_ctest() {
   reports=$(kd_reports_dir "$variant")
   raw=$PWD/$build
   if [[ -n "$labels" ]]; then filter=(-L "$labels"); fi
-  # The report is written below from CTest's own JUnit, so the run's own report tests
-  # (suites/CMakeLists.txt, fixture kernodeck_report) are left out.
-  filter+=(-E '^conformance\.report' -FA '^kernodeck_report$')
+  filter+=("${KD_OWN_REPORT_FILTER[@]}")
   if [[ -n "${KERNODECK_RESOURCE_SPEC:-}" ]]; then
     spec=(--resource-spec-file "$KERNODECK_RESOURCE_SPEC")
   fi

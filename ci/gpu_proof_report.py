@@ -6,13 +6,18 @@ the GPU machine has no package registry).
       prints summary.txt: the suite's counts and, for each hand run, what a reviewer
       looks for (code, exit, device and its name, loss, synchronized, allocator figures,
       stage timings, the host check's driver).
-  gpu_proof_report.py scrub OUT VALUE=PLACEHOLDER...
-      replaces each VALUE in every file under OUT (a `host:` VALUE only as a whole word),
-      then fails if one is left.
-  gpu_proof_report.py dry-run-verdict OUT RUN_STATUS LIMIT [CUDA]
+  gpu_proof_report.py scrub OUT MACHINE_JSON VALUE=PLACEHOLDER...
+      replaces each VALUE in every file under OUT, and this machine's HOME and host name (the
+      latter only as a whole word) as MACHINE_JSON (kernodeck-machine strings) gives them by
+      {home} and {host}, then fails if one is left.
+  gpu_proof_report.py relocate TREE OLD=NEW...
+      rewrites every CTest file (*.cmake) under TREE with each OLD folder replaced by its NEW,
+      as a new file where it was a link (the kit it links into is never changed).
+  gpu_proof_report.py dry-run-verdict OUT RUN_STATUS LIMIT REQUIREMENTS [CUDA]
       the dry run's verdict: every failed case is a GPU case failing because this runner
-      has no GPU (or no CUDA/HIP libtorch, or no nvidia-smi), there is at least one, and
-      nothing else failed or errored; the certificate is learned from the real probe's
+      has no GPU (or no CUDA/HIP libtorch, or no nvidia-smi: the reasons of the requirements
+      that the program REQUIREMENTS, kernodeck-requirements, says are a failure here only
+      because a GPU is declared), there is at least one, and nothing else failed or errored; the certificate is learned from the real probe's
       reports; the hand runs and the summary exist, and the run took at most LIMIT
       seconds. With CUDA (the wheel's CUDA version), the certificate and every hand run
       see backend cuda and that version, and no GPU: every hand run but --device cpu is
@@ -26,8 +31,10 @@ the GPU machine has no package registry).
       message (error.message) that contains WORDS.
 """
 import json
+import os
 import pathlib
 import re
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
@@ -81,40 +88,76 @@ def summary(out, commit, status, seconds, counts):
     print(f"run time: {seconds} s")
 
 
-def scrub(out, pairs):
-    replacements = []
-    for pair in pairs:
-        value, _, placeholder = pair.rpartition("=")
-        word = value.startswith("host:")
-        value = value[5:] if word else value
-        if len(value) < 2 or value == "/":
-            continue
-        pattern = re.escape(value)
-        if word:
-            pattern = r"(?<![A-Za-z0-9_.-])" + pattern + r"(?![A-Za-z0-9_-])"
-        replacements.append((re.compile(pattern), placeholder, value))
-    # The longest first: a folder inside another is replaced as itself.
-    replacements.sort(key=lambda r: -len(r[2]))
+class Replacements:
+    """Each value replaced by its own text in one pass, the longest first (a folder inside
+    another is replaced as itself, and nothing put in is replaced again); a value of one
+    character, or "/", is passed over."""
+
+    def __init__(self, values):  # [(value, replacement, whole_word)]
+        self.values = sorted(((v, new, word) for v, new, word in values
+                              if len(v) >= 2 and v != "/"), key=lambda r: -len(r[0]))
+        parts = []
+        for value, _, word in self.values:
+            pattern = re.escape(value)
+            if word:
+                pattern = r"(?<![A-Za-z0-9_.-])" + pattern + r"(?![A-Za-z0-9_-])"
+            parts.append(f"({pattern})")
+        self.pattern = re.compile("|".join(parts)) if parts else None
+        self.alone = [re.compile(part) for part in parts]
+
+    def apply(self, text):
+        if self.pattern is None:
+            return text
+        return self.pattern.sub(lambda m: self.values[m.lastindex - 1][1], text)
+
+    def left(self, text):
+        """The first value still in `text`, or None."""
+        return next((value for (value, _, _), alone in zip(self.values, self.alone)
+                     if alone.search(text)), None)
+
+
+def pairs_of(arguments):
+    return [(value, new, False) for value, _, new in (a.rpartition("=") for a in arguments)]
+
+
+def scrub(out, machine_json, pairs):
+    machine = json.loads(pathlib.Path(machine_json).read_text())
+    replacements = Replacements(pairs_of(pairs) + [(machine.get("home") or "", "{home}", False),
+                                                   (machine.get("host") or "", "{host}", True)])
     for path in pathlib.Path(out).rglob("*"):
         if not path.is_file():
             continue
         text = path.read_text(errors="surrogateescape")
-        new = text
-        for pattern, placeholder, _ in replacements:
-            new = pattern.sub(placeholder, new)
+        new = replacements.apply(text)
         if new != text:
             path.write_text(new, errors="surrogateescape")
-        for pattern, _, value in replacements:
-            if pattern.search(new):
-                sys.exit(f"gpu_proof_report: {value!r} is still in {path}")
+        left = replacements.left(new)
+        if left is not None:
+            sys.exit(f"gpu_proof_report: {left!r} is still in {path}")
 
 
-GPU_REASONS = ("needs a GPU; this runner has none",
-               "needs a libtorch built with CUDA or HIP",
-               "needs nvidia-smi on PATH")
+def relocate(tree, pairs):
+    replacements = Replacements(pairs_of(pairs))
+    for path in sorted(pathlib.Path(tree).rglob("*.cmake")):
+        text = path.read_text(errors="surrogateescape")
+        path.unlink()  # a link into the kit: the new text is this tree's own file
+        path.write_text(replacements.apply(text), errors="surrogateescape")
 
 
-def case_problems(root):
+def gpu_reasons(requirements):
+    """The reasons of the requirements unmet here that fail a case only because the runner
+    declared a GPU (a GPU, a CUDA or HIP libtorch, nvidia-smi), as the requirements program
+    (kernodeck-requirements --json) gives them."""
+    def fatal(declared):
+        env = dict(os.environ, KERNODECK_EXPECT_GPU="1" if declared else "0")
+        rows = json.loads(subprocess.run([requirements, "--json"], env=env, check=True,
+                                         capture_output=True, text=True).stdout)
+        return {row["name"]: row["reason"] for row in rows if row["fatal"]}
+    always = fatal(False)
+    return sorted(reason for name, reason in fatal(True).items() if name not in always)
+
+
+def case_problems(root, reasons):
     """The cases that failed for another reason than the missing GPU, and the GPU cases."""
     gpu_failures, other, certificates = [], [], []
     for case in root.iter("testcase"):
@@ -128,7 +171,7 @@ def case_problems(root):
             if element is None:
                 continue
             text = (element.get("message") or "") + "\n" + (element.text or "")
-            if verdict == "failure" and any(reason in text for reason in GPU_REASONS):
+            if verdict == "failure" and any(reason in text for reason in reasons):
                 gpu_failures.append(name)
             else:
                 other.append(f"{name} ({verdict}: {element.get('message')})")
@@ -188,13 +231,13 @@ def hand_problems(out, cuda):
     return problems
 
 
-def dry_run_verdict(out, run_status, limit, cuda=None):
+def dry_run_verdict(out, run_status, limit, requirements, cuda=None):
     out = pathlib.Path(out)
     try:
         root = ET.parse(out / "junit.xml").getroot()
     except (OSError, ET.ParseError) as e:
         sys.exit(f"gpu-proof dry run: FAILED: no readable junit.xml: {e}")
-    gpu_failures, problems = case_problems(root)
+    gpu_failures, problems = case_problems(root, gpu_reasons(requirements))
     problems += certificate_problems(root, cuda)
     for name in ("summary.md", "index.html"):
         if not (out / name).exists():
@@ -258,9 +301,11 @@ def failed_verdict(out, code, error_type, words):
 def main(argv):
     if len(argv) >= 7 and argv[1] == "summary":
         summary(*argv[2:7])
-    elif len(argv) >= 3 and argv[1] == "scrub":
-        scrub(argv[2], argv[3:])
-    elif len(argv) in (5, 6) and argv[1] == "dry-run-verdict":
+    elif len(argv) >= 4 and argv[1] == "scrub":
+        scrub(argv[2], argv[3], argv[4:])
+    elif len(argv) >= 3 and argv[1] == "relocate":
+        relocate(argv[2], argv[3:])
+    elif len(argv) in (6, 7) and argv[1] == "dry-run-verdict":
         dry_run_verdict(*argv[2:])
     elif len(argv) == 6 and argv[1] == "failed-verdict":
         failed_verdict(*argv[2:])

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "util/files.hpp"
+#include "util/machine.hpp"
 #include "util/signals.hpp"
 #include "util/text.hpp"
 #include "runner.hpp"
@@ -83,26 +84,7 @@ std::string describe_pid(int pid) {
 
 // Live (non-zombie) processes carrying the case's marker.
 std::vector<int> marked_processes(const std::string& mark) {
-  const std::string needle = std::string(kMarkVariable) + "=" + mark;
-  std::vector<int> found;
-  const int self = getpid();
-  for (int pid : all_pids()) {
-    if (pid == self) continue;
-    // Up to the kernel's limit on arguments and environment together.
-    std::string env = read_text("/proc/" + std::to_string(pid) + "/environ", 4 << 20);
-    size_t pos = 0;
-    bool marked = false;
-    while (pos < env.size()) {
-      size_t end = env.find('\0', pos);
-      if (end == std::string::npos) end = env.size();
-      if (env.compare(pos, end - pos, needle) == 0) marked = true;
-      pos = end + 1;
-    }
-    if (!marked) continue;
-    auto st = proc_stat(pid);
-    if (st && st->state != 'Z' && st->state != 'X') found.push_back(pid);
-  }
-  return found;
+  return kd::processes_carrying(std::string(kMarkVariable) + "=" + mark);
 }
 
 // What the suite allows itself to assume of a timeout argument.

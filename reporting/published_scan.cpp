@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "util/files.hpp"
+#include "util/machine.hpp"
 
 namespace kd::published {
 
@@ -224,16 +225,11 @@ std::vector<std::string> privacy_problems(const std::string& text) {
 }
 
 MachineDetails this_machine() {
+  const kd::MachineStrings strings = kd::machine_strings();
   MachineDetails machine;
-  const char* home = std::getenv("HOME");
-  if (home != nullptr && std::strcmp(home, "") != 0 && std::strcmp(home, "/") != 0)
-    machine.paths.emplace_back(home);
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') machine.names.emplace_back(host);
-  if (geteuid() != 0) {
-    if (const passwd* user = getpwuid(geteuid()); user != nullptr && user->pw_name != nullptr)
-      machine.names.emplace_back(user->pw_name);
-  }
+  if (!strings.home.empty()) machine.paths.push_back(strings.home);
+  if (!strings.host.empty()) machine.names.push_back(strings.host);
+  if (!strings.user.empty()) machine.names.push_back(strings.user);
   return machine;
 }
 

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Tests of templates_check.py (python3 ci/templates_check_test.py; no package needed)."""
+import copy
+import os
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import templates_check as tc  # noqa: E402
+
+
+def outcomes(**exit_codes):
+    """An outcome table as kernodeck-outcomes prints it, with some exit codes changed."""
+    rows = [("GPU_CHECK_PASSED", 0, True), ("CPU_CHECK_PASSED", 0, True),
+            ("INTERNAL_ERROR", 1, False), ("TORCH_MISSING", 3, False),
+            ("TORCH_IMPORT_FAILED", 4, False), ("GPU_BACKEND_ABSENT", 5, False),
+            ("GPU_UNAVAILABLE", 6, False), ("DEVICE_INDEX_INVALID", 7, False),
+            ("CHECK_FAILED", 8, False), ("OUT_OF_MEMORY", 9, False), ("RUNTIME_ERROR", 9, False),
+            ("TIMEOUT", 10, False), ("WORKER_FAILED", 11, False),
+            ("OUTPUT_WRITE_FAILED", 12, False)]
+    return {"usage_exit_code": 2,
+            "outcomes": [{"code": code, "exit_code": exit_codes.get(code, number),
+                          "passed": passed} for code, number, passed in rows]}
+
+
+def job(fail=(2, 3, 4, 5), count=(6, 7, 8, 9, 10, 11, 12)):
+    """A Job of the fleet's kind, its policy acting on `fail` and `count`."""
+    def rule(action, values):
+        return {"action": action, "onExitCodes": {"containerName": "check", "operator": "In",
+                                                  "values": list(values)}}
+    return {"spec": {
+        "podFailurePolicy": {"rules": [
+            rule("FailJob", fail), rule("Count", count),
+            {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
+        "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "check"}]}}}}
+
+
+def problems_of(check, document, *args):
+    found = []
+    check(document, *args, found.append)
+    return found
+
+
+class FaultExitCodes(unittest.TestCase):
+    def test_the_contracts_table_gives_the_fleets_policy(self):
+        self.assertEqual(tc.fault_exit_codes(outcomes()), ([2, 3, 4, 5], [6, 7, 8, 9, 10, 11, 12]))
+
+    def test_the_numbers_come_from_the_table(self):
+        image, node = tc.fault_exit_codes(outcomes(GPU_BACKEND_ABSENT=13, TIMEOUT=14))
+        self.assertEqual(image, [2, 3, 4, 13])
+        self.assertEqual(node, [6, 7, 8, 9, 11, 12, 14])
+
+    def test_the_usage_error_is_the_tables_too(self):
+        table = outcomes()
+        table["usage_exit_code"] = 64
+        self.assertEqual(tc.fault_exit_codes(table)[0], [3, 4, 5, 64])
+
+    def test_a_table_without_an_image_fault_is_refused(self):
+        table = outcomes()
+        table["outcomes"] = [r for r in table["outcomes"] if r["code"] != "TORCH_MISSING"]
+        with self.assertRaises(ValueError):
+            tc.fault_exit_codes(table)
+
+
+class FailurePolicy(unittest.TestCase):
+    def check(self, document, table=None):
+        faults = tc.fault_exit_codes(table or outcomes())
+        return problems_of(tc.kubernetes_problems, document, faults)
+
+    def test_the_fleets_policy_holds(self):
+        self.assertEqual(self.check(job()), [])
+
+    def test_a_policy_missing_an_image_fault_fails(self):
+        self.assertEqual(self.check(job(fail=(2, 3, 4))),
+                         ["FailJob must act on exactly [2, 3, 4, 5], not [2, 3, 4]"])
+
+    def test_a_policy_follows_a_changed_exit_code(self):
+        table = outcomes(GPU_BACKEND_ABSENT=13)
+        self.assertEqual(self.check(job(fail=(2, 3, 4, 13)), table), [])
+        self.assertEqual(len(self.check(job(), table)), 1)
+
+    def test_a_counted_disruption_fails(self):
+        document = job()
+        document["spec"]["podFailurePolicy"]["rules"][2]["action"] = "Count"
+        self.assertIn("a disruption (eviction, preemption) must be ignored, not counted",
+                      self.check(document))
+
+    def test_the_pod_must_not_restart(self):
+        document = copy.deepcopy(job())
+        document["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure"
+        self.assertEqual(self.check(document),
+                         ["podFailurePolicy needs the pod's restartPolicy: Never"])
+
+    def test_the_verdict_goes_where_the_termination_message_is_read(self):
+        document = job()
+        document["spec"]["template"]["spec"]["initContainers"] = [{
+            "name": "check", "args": ["kernodeck-diagnostic"],
+            "env": [{"name": "TERMINATION_LOG", "value": "/tmp/verdict"}],
+            "terminationMessagePolicy": "File"}]
+        self.assertEqual(self.check(document),
+                         ["the verdict goes to '/tmp/verdict', the termination message is read "
+                          "from '/dev/termination-log'"])
+
+
+class Jenkins(unittest.TestCase):
+    GOOD = ("pipeline {\n  post { always {\n    junit testResults: 'reports/gpu-proof/junit.xml',"
+            " keepProperties: true\n    publishHTML(target: [reportDir: 'reports/gpu-proof', "
+            "reportFiles: 'index.html', allowMissing: true])\n  } }\n}\n")
+
+    def test_the_steps_are_found(self):
+        self.assertEqual(problems_of(tc.jenkins_problems, self.GOOD), [])
+
+    def test_a_junit_step_losing_the_properties_fails(self):
+        text = self.GOOD.replace("keepProperties: true", "keepProperties: false")
+        self.assertEqual(problems_of(tc.jenkins_problems, text),
+                         ["the junit step must keep the certificate's properties "
+                          "(keepProperties: true)"])
+
+
+class GitHub(unittest.TestCase):
+    def test_an_empty_workflow_lists_what_it_lacks(self):
+        found = problems_of(tc.github_problems, {})
+        self.assertIn(f"0 steps use mikepenz/action-junit-report for {tc.JUNIT}, expected 1", found)
+        self.assertIn(f"no step writes {tc.SUMMARY} into $GITHUB_STEP_SUMMARY", found)
+
+    def test_an_undocumented_input_fails(self):
+        step = {"uses": tc.JUNIT_ACTION, "with": {"report_paths": tc.JUNIT, "no_such": 1}}
+        found = problems_of(tc.github_problems, {"jobs": {"gpu": {"steps": [step]}}})
+        self.assertIn("mikepenz/action-junit-report has no input 'no_such'", found)
+
+
+class TemplateProblems(unittest.TestCase):
+    def test_each_problem_names_its_file_and_a_parse_error_is_one(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            (root / "kubernetes").mkdir()
+            (root / "kubernetes" / "job.yaml").write_text("job")
+            (root / "Jenkinsfile").write_text(Jenkins.GOOD)
+
+            def load(path):
+                if path.name == "job.yaml":
+                    raise ValueError("bad indentation")
+                return {}
+
+            found = tc.template_problems(root, tc.fault_exit_codes(outcomes()), load)
+        self.assertIn("ci/templates/kubernetes/job.yaml: not YAML: bad indentation", found)
+        self.assertTrue(all(line.startswith("ci/templates/") for line in found))
+        self.assertFalse(any(line.startswith("ci/templates/Jenkinsfile") for line in found))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,8 +1,9 @@
-// The causes the check tells apart inside a failing layer, registered once:
-// for each its layer and outcome, how it is recognised (the GPU runtime's error
-// number, the loader's words, the evidence; the system's error number, the
-// signal or the last words of a worker that could not start or ended without
-// a verdict), its error.type, its message and its next action. The worker
+// The causes the check tells apart inside a failing layer, registered once, a
+// row a cause (kCauses in causes.cpp): its name (the CauseId, the error.type
+// and the key), its layer and outcome, how it is recognised (the GPU runtime's
+// error number, the loader's words, a sign of the evidence; the system's error
+// number, the signal or the last words of a worker that could not start or
+// ended without a verdict), its message and its next action. The worker
 // recognises the causes of its layers and names them in error.type; the parent
 // recognises those of the worker's start and end, of an allocation refused
 // under a limit and of a standard output that refused the report, and words
@@ -12,6 +13,7 @@
 //
 //   CauseId id = recognise_device(evidence, libtorch_words, kDeviceCount);
 //   ErrorInfo error{std::string(cause_info(id).type), words};
+//   ErrorInfo timeout{failure_type(Failure::Timeout), words};  // the check's own
 //   Cause words = cause_words(id, facts);   // in the parent
 #pragma once
 
@@ -114,53 +116,88 @@ enum Where : unsigned {
 // for the worker's start).
 enum class Api { Cuda, Hip, Both, System };
 
-// What a row needs of the evidence beside the numbers or words.
-enum class Sign {
-  None,
-  NoDriverVersion,     // the runtime reports no driver version (0)
-  DriverVersion,       // it reports one
-  NodesNotAccessible,  // a GPU device node exists that its mode refuses this process
-  WslWithoutNvidiaNodes,  // a WSL2 kernel, and no /dev/nvidiaN
-  PluginWithoutRuntime,   // NVIDIA_VISIBLE_DEVICES names GPU UUIDs, and no /dev/nvidiaN
-  LinkMissing,         // no libcuda.so.1 where the loader looks, a libcuda.so.<version> there
-  CapabilityMissing,   // no libcuda at all, NVML there, and the NVIDIA device nodes
-  StubLibrary,         // the libcuda.so.1 found (or loaded) is a stub: a stubs folder, no version
-  CgroupRefusesControl,  // the device cgroup refuses the vendor's control node (EPERM)
-  CgroupRefusesEveryGpu, // it refuses every GPU node, the control node open
-  GroupUnmapped,       // nodes refused by their mode whose group this user namespace lacks
-  NoGpuNodes,          // no GPU device node of the backend's vendor
-  GpusHidden,          // GPU nodes there, and a visibility variable set
-  UvmMissing,          // /dev/nvidiaN there, /dev/nvidia-uvm not
-  LoaderOutOfMemory,   // the loader could not map a library for lack of memory
-  TorchLibraryMissing, // the library the loader did not find is libtorch's, and no copy is seen
-  CopyUnreadable,      // a copy is where the loader looks, but this user may not read it
-  CopyOtherMachine,    // a copy is there, built for another machine
-  CopyDamaged,         // a file the import needs is damaged (library_damage.hpp)
-  CopyShadowing,       // a library not of libtorch, lacking a versioned symbol, that the loader
-                       // took from a folder of LD_LIBRARY_PATH
-  KilledFromOutside,   // the worker ended by SIGKILL, which the check sends only when it stops it
-  AddressSpaceLimited, // an address-space limit (ulimit -v) is set
-  GfxTargetKnown,      // the ROCm GPU's gfx target read from the KFD topology
+// What is known where a cause is looked for: the evidence of the device or
+// compute layer, the loader's words or the worker's last words, the copy of
+// the library the loader was looking for, how the worker ended and the limits
+// it ran under. What a layer does not know is empty.
+struct Seen {
+  const Evidence& evidence;
+  std::string_view words;
+  const std::optional<LibraryCopy>& copy;
+  const WaitStatus* status = nullptr;
+  const ResourceLimits* limits = nullptr;
 };
 
+// A sign: what must hold of what was seen for a row, beside its numbers or
+// words ("no /dev/nvidia-uvm", "the copy is unreadable").
+using Sign = bool (*)(const Seen&);
+
+// How a row is recognised. A row with numbers: one of them (of its api), and
+// its sign where it has one; without a runtime to ask, its words. A row
+// without numbers: one of its words (and also_word where given), or its sign.
+// A row with none of these is its layer's generic row, met last.
+struct Recogniser {
+  Api api = Api::Both;
+  std::array<int, 4> numbers{};            // 0 ends the list
+  std::array<std::string_view, 3> words{};  // the loader's, libtorch's or the worker's last
+  std::string_view also_word;
+  Sign sign = nullptr;
+
+  // The same, and libtorch's words where no runtime could be asked.
+  constexpr Recogniser saying(std::array<std::string_view, 3> these) const {
+    Recogniser r = *this;
+    r.words = these;
+    return r;
+  }
+  // The same words, or else this sign.
+  constexpr Recogniser or_seeing(Sign holds) const {
+    Recogniser r = *this;
+    r.sign = holds;
+    return r;
+  }
+  constexpr bool generic() const { return numbers[0] == 0 && words[0].empty() && sign == nullptr; }
+};
+
+// One row of the catalogue. `type` is the cause's name ("DriverMismatch"),
+// the report's error.type, and `key` the same name in lower snake case
+// ("driver_mismatch"), both spelled by the table's one CAUSE(DriverMismatch).
 struct CauseInfo {
   CauseId id;
-  std::string_view key;    // stable, lower case: "driver_mismatch"
-  std::string_view title;  // the cause, for people
+  std::string_view type;   // no two causes share one
+  SnakeCase key;           // stable, for the docs and dashboards
   Stage stage;             // the report's stage; kWorkerEnd and kAllocation: the first it can be
   Outcome outcome;
-  std::string_view type;   // the report's error.type; no two causes share one
   unsigned where;          // Where bits
-  Api api;
-  std::array<int, 4> numbers;                 // error numbers (of `api`); 0 ends the list
-  std::array<std::string_view, 3> words;      // one of them: the loader's, libtorch's or the
-                                              // worker's last words
-  std::string_view also_word;                 // and this one, where given
-  Sign sign;
+  Recogniser how;
+  std::string_view title;        // the cause, for people
   std::string_view recognised;   // how, for people (the docs' column)
   std::string_view what;         // the message's first sentence; {fact} placeholders
   std::string_view next_action;  // the message's second sentence; the same placeholders
 };
+
+// The check's own failures, which are none of the environment's causes; the
+// error.type of each is its name ("Timeout"). Every error.type the check
+// writes is a cause's, a failure's, or the backend's own (probe_abi.h).
+enum class Failure {
+  // the parent's
+  Timeout,
+  WatchFailed,
+  InconsistentVerdict,
+  OutputError,
+  InternalError,
+  // the worker's
+  GpuBackendAbsent,
+  DeviceIndexInvalid,
+  CheckMismatch,
+  NotSynchronized,
+  ProbeMissing,
+  ProbeIncompatible,
+  ProbeNeedsTorch,
+  WorkerException,
+};
+std::string failure_type(Failure failure);
+// Every failure's error.type, in the enumeration's order.
+std::vector<std::string_view> failure_types();
 
 const CauseInfo& cause_info(CauseId id);
 // Every cause, in the table's order, which is the order they are tried in.

@@ -54,11 +54,11 @@ void json_rows() {
     // The GPU runtime's error numbers, or the system's by name.
     nlohmann::ordered_json numbers = nlohmann::ordered_json::array();
     nlohmann::ordered_json errnos = nlohmann::ordered_json::array();
-    for (int n : c.numbers) {
-      if (n != 0 && c.api == kd::Api::System) errnos.push_back(kd::errno_name(n));
-      if (n != 0 && c.api != kd::Api::System) numbers.push_back(n);
+    for (int n : c.how.numbers) {
+      if (n != 0 && c.how.api == kd::Api::System) errnos.push_back(kd::errno_name(n));
+      if (n != 0 && c.how.api != kd::Api::System) numbers.push_back(n);
     }
-    rows.push_back({{"key", c.key},
+    rows.push_back({{"key", c.key.view()},
                     {"title", c.title},
                     {"stage", kd::stage_text(id)},
                     {"code", kd::code_of(c.outcome)},

@@ -79,17 +79,18 @@ std::optional<WorkerVerdict> verdict_of_end(const RunResult& run, const WorkerFi
     }
     case RunEnd::WatchFailed:
       return WorkerVerdict{Outcome::WorkerFailed, findings.stage,
-                           ErrorInfo{"WatchFailed", "the worker could not be watched to its end (" +
-                                                        run.watch_error + "); it was stopped"},
+                           ErrorInfo{failure_type(Failure::WatchFailed),
+                                     "the worker could not be watched to its end (" +
+                                         run.watch_error + "); it was stopped"},
                            0, std::nullopt};
     case RunEnd::Interrupted:
       return WorkerVerdict{Outcome::WorkerFailed, findings.stage, std::nullopt,
                            run.interrupt_signal, std::nullopt};
     case RunEnd::Deadline:
-      return WorkerVerdict{
-          Outcome::Timeout, findings.stage,
-          ErrorInfo{"Timeout", "no verdict within the time limit; the worker was stopped"}, 0,
-          std::nullopt};
+      return WorkerVerdict{Outcome::Timeout, findings.stage,
+                           ErrorInfo{failure_type(Failure::Timeout),
+                                     "no verdict within the time limit; the worker was stopped"},
+                           0, std::nullopt};
     case RunEnd::Exited:
       break;
   }
@@ -119,7 +120,7 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
   if (is_pass(outcome)) {
     if (!pass_is_backed(findings, options)) {
       return {Outcome::InternalError, Stage::Compute,
-              ErrorInfo{"InconsistentVerdict",
+              ErrorInfo{failure_type(Failure::InconsistentVerdict),
                         "the worker reported a pass its own facts do not support"},
               0, std::nullopt};
     }
@@ -172,13 +173,14 @@ WorkerVerdict verdict_of_death(const RunResult& run, const WorkerFindings& findi
 std::optional<ImportFailure> failure_to_examine(const WorkerVerdict& verdict,
                                                 const RunResult& run, const Options& options) {
   if (verdict.stage != Stage::Import || !verdict.error) return std::nullopt;
-  const std::string& type = verdict.error->type;
+  const std::optional<CauseId> cause = cause_from_type(verdict.error->type);
   ImportFailure failure;
   // The second look takes no longer than the worker was given, and an interrupt ends it.
   failure.deadline = deadline_in(options.timeout_s);
   failure.stop = [] { return pending_interrupt() != 0; };
   if (verdict.outcome == Outcome::TorchImportFailed &&
-      (type == "MixedBuilds" || type == "CorruptLibrary" || type == "LoaderError")) {
+      (cause == CauseId::MixedBuilds || cause == CauseId::CorruptLibrary ||
+       cause == CauseId::LoaderError)) {
     const LoaderWords words = read_loader_words(verdict.error->message);
     failure.undefined_symbol = verdict.error->message.find("undefined symbol") != std::string::npos;
     failure.needer = words.needer;
@@ -188,7 +190,7 @@ std::optional<ImportFailure> failure_to_examine(const WorkerVerdict& verdict,
   const int sig = run.status.signaled ? run.status.signal : 0;
   const bool damage_signal =
       sig == SIGBUS || sig == SIGSEGV || sig == SIGILL || sig == SIGFPE || sig == SIGABRT;
-  if (verdict.outcome == Outcome::WorkerFailed && type == "WorkerFailed" && damage_signal) {
+  if (verdict.outcome == Outcome::WorkerFailed && cause == CauseId::WorkerFailed && damage_signal) {
     return failure;
   }
   return std::nullopt;
@@ -297,8 +299,9 @@ std::optional<WorkerVerdict> find_torch(const std::string& self_exe, Clock::time
   }
   if (Clock::now() >= deadline) {
     return WorkerVerdict{Outcome::Timeout, Stage::Import,
-                         ErrorInfo{"Timeout", "no verdict within the time limit: the Python asked "
-                                              "for its torch did not answer in time"},
+                         ErrorInfo{failure_type(Failure::Timeout),
+                                   "no verdict within the time limit: the Python asked "
+                                   "for its torch did not answer in time"},
                          0, std::nullopt};
   }
   if (where.spawn_errno != 0) {
@@ -391,7 +394,7 @@ CheckRun internal_error_run(const Options& options, const std::string& what,
   ReportInput in;
   in.options = options;
   in.outcome = Outcome::InternalError;
-  in.error = ErrorInfo{"InternalError", what};
+  in.error = ErrorInfo{failure_type(Failure::InternalError), what};
   return deliver(in, Sanitizer::for_this_process(), write_stdout);
 }
 
@@ -412,7 +415,7 @@ CheckRun finish(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter&
       if (is_pass(in.outcome)) {
         in.outcome = Outcome::OutputWriteFailed;
         in.stage = Stage::Output;
-        in.error = ErrorInfo{"OutputError", problem->reason};
+        in.error = ErrorInfo{failure_type(Failure::OutputError), problem->reason};
       }
     }
   }
@@ -440,7 +443,7 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
     if (auto problem = preflight_new_file(*options.output)) {
       in.outcome = Outcome::OutputWriteFailed;
       in.stage = Stage::Output;
-      in.error = ErrorInfo{"OutputError", problem->reason};
+      in.error = ErrorInfo{failure_type(Failure::OutputError), problem->reason};
       return finish(in, sanitizer, write_stdout);
     }
   }

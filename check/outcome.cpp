@@ -5,42 +5,42 @@
 namespace kd {
 namespace {
 
+// The outcome's code is its name: OUTCOME(GpuCheckPassed) is "GPU_CHECK_PASSED".
+#define OUTCOME(name) Outcome::name, SnakeCase(#name, SnakeCase::kUpper)
+
+// Each row: the outcome, its exit status and what happened; then what to do.
 constexpr std::array<OutcomeInfo, 14> kTable{{
-    {Outcome::GpuCheckPassed, "GPU_CHECK_PASSED", 0,
-     "Product and gradient were verified on the chosen GPU.",
+    {OUTCOME(GpuCheckPassed), 0, "Product and gradient were verified on the chosen GPU.",
      "Run a small input of your application next."},
-    {Outcome::CpuCheckPassed, "CPU_CHECK_PASSED", 0,
-     "Product and gradient were verified on the CPU only.",
+    {OUTCOME(CpuCheckPassed), 0, "Product and gradient were verified on the CPU only.",
      "Draw no conclusion about CUDA or ROCm from this result."},
-    {Outcome::InternalError, "INTERNAL_ERROR", 1, "The check itself failed.",
+    {OUTCOME(InternalError), 1, "The check itself failed.",
      "Report this defect of the check with this report."},
-    {Outcome::TorchMissing, "TORCH_MISSING", 3, "libtorch cannot be found by this process.",
+    {OUTCOME(TorchMissing), 3, "libtorch cannot be found by this process.",
      "Check the library path and the libtorch installation."},
-    {Outcome::TorchImportFailed, "TORCH_IMPORT_FAILED", 4,
-     "libtorch was found but failed to load.",
+    {OUTCOME(TorchImportFailed), 4, "libtorch was found but failed to load.",
      "Check the libtorch package and its dependencies."},
-    {Outcome::GpuBackendAbsent, "GPU_BACKEND_ABSENT", 5,
-     "This libtorch declares neither CUDA nor HIP.",
+    {OUTCOME(GpuBackendAbsent), 5, "This libtorch declares neither CUDA nor HIP.",
      "Install the libtorch build that fits your machine."},
-    {Outcome::GpuUnavailable, "GPU_UNAVAILABLE", 6, "No usable GPU in this process.",
+    {OUTCOME(GpuUnavailable), 6, "No usable GPU in this process.",
      "Check device exposure, the driver and permissions."},
-    {Outcome::DeviceIndexInvalid, "DEVICE_INDEX_INVALID", 7,
-     "The device index is outside the visible devices.",
+    {OUTCOME(DeviceIndexInvalid), 7, "The device index is outside the visible devices.",
      "Check device exposure and the index asked."},
-    {Outcome::CheckFailed, "CHECK_FAILED", 8, "The product or the gradient is wrong.",
+    {OUTCOME(CheckFailed), 8, "The product or the gradient is wrong.",
      "Read the stage before running the full model."},
-    {Outcome::OutOfMemory, "OUT_OF_MEMORY", 9, "An allocation on the device failed.",
+    {OUTCOME(OutOfMemory), 9, "An allocation on the device failed.",
      "Read the stage before running the full model."},
-    {Outcome::RuntimeError, "RUNTIME_ERROR", 9, "A backend operation failed.",
+    {OUTCOME(RuntimeError), 9, "A backend operation failed.",
      "Read the stage before running the full model."},
-    {Outcome::Timeout, "TIMEOUT", 10, "The check was stopped by its time limit.",
+    {OUTCOME(Timeout), 10, "The check was stopped by its time limit.",
      "Treat it as a failure and examine the environment."},
-    {Outcome::WorkerFailed, "WORKER_FAILED", 11,
-     "The worker process died or left no usable report.",
+    {OUTCOME(WorkerFailed), 11, "The worker process died or left no usable report.",
      "Treat it as a failure and examine the environment."},
-    {Outcome::OutputWriteFailed, "OUTPUT_WRITE_FAILED", 12,
-     "The report was not saved where asked.", "Use a new, reachable file name."},
+    {OUTCOME(OutputWriteFailed), 12, "The report was not saved where asked.",
+     "Use a new, reachable file name."},
 }};
+
+#undef OUTCOME
 
 constexpr std::array<std::string_view, 6> kStages{"import",  "backend", "device",
                                                   "compute", "output",  "complete"};

@@ -3,12 +3,41 @@
 // Outcome; only main() turns one into a process exit status.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace kd {
+
+// A name written in CamelCase ("GpuCheckPassed"), spelled at compile time in
+// snake case: upper ("GPU_CHECK_PASSED") or lower ("gpu_check_passed"). A
+// name too long to spell does not compile where the table is constexpr.
+class SnakeCase {
+ public:
+  enum Letters { kLower, kUpper };
+  constexpr SnakeCase(std::string_view camel, Letters letters) {
+    for (size_t i = 0; i < camel.size(); ++i) {
+      const char c = camel[i];
+      const bool capital = c >= 'A' && c <= 'Z';
+      if (capital && i > 0) push('_');
+      const char lower = capital ? static_cast<char>(c - 'A' + 'a') : c;
+      const bool small = lower >= 'a' && lower <= 'z';
+      push(letters == kUpper && small ? static_cast<char>(lower - 'a' + 'A') : lower);
+    }
+  }
+  constexpr std::string_view view() const { return {text_, size_}; }
+  constexpr operator std::string_view() const { return view(); }
+
+ private:
+  constexpr void push(char c) {
+    if (size_ == sizeof text_) throw "the name is too long to spell in snake case";
+    text_[size_++] = c;
+  }
+  char text_[40]{};
+  size_t size_ = 0;
+};
 
 enum class Outcome {
   GpuCheckPassed,
@@ -35,7 +64,7 @@ enum class Stage { Import, Backend, Device, Compute, Output, Complete };
 
 struct OutcomeInfo {
   Outcome outcome;
-  std::string_view code;         // e.g. "GPU_CHECK_PASSED"
+  SnakeCase code;                // the outcome's name in upper snake case: "GPU_CHECK_PASSED"
   int exit_code;                 // the process exit status
   std::string_view meaning;      // what happened, one sentence
   std::string_view next_action;  // what to do, one sentence

@@ -43,9 +43,21 @@ typedef enum kd_backend {
 typedef enum kd_device_kind { KD_DEVICE_CPU = 0, KD_DEVICE_CUDA = 1 } kd_device_kind;
 
 typedef struct kd_error {
-  char type[64];     /* e.g. "c10::Error" */
+  char type[64];     /* one of KD_ERROR_* below */
   char message[512]; /* first line of the library's message */
 } kd_error;
+
+/* The types a probe gives an error (kd_error.type), its whole list. The worker
+ * keeps the backend's own (libtorch's exception, by the class it caught) as
+ * the report's error.type; the others it reads (causes.hpp). */
+#define KD_ERROR_OUT_OF_MEMORY "OutOfMemoryError" /* c10::OutOfMemoryError */
+#define KD_ERROR_C10 "c10::Error"                 /* c10::Error */
+#define KD_ERROR_BAD_ALLOC "std::bad_alloc"       /* std::bad_alloc */
+#define KD_ERROR_EXCEPTION "std::exception"       /* another std::exception */
+#define KD_ERROR_UNKNOWN "unknown"                /* an exception of unknown type */
+#define KD_ERROR_PROBE_STATE "ProbeState"         /* a call before libtorch is loaded */
+#define KD_ERROR_LOADER "loader" /* load_library: the loader's words; the worker names the cause */
+#define KD_ERROR_STABLE_ABI_TOO_OLD "StableAbiTooOld" /* load_library: that cause of causes.hpp */
 
 typedef struct kd_library_info {
   char version[64];      /* the loaded library's version, "" if unknown */
@@ -141,9 +153,9 @@ typedef struct kd_probe {
    * Else asked first, before every other call: loads the libtorch of the torch
    * folder `torch_dir` (a torch package folder, a libtorch folder, or the
    * folder holding libtorch.so), as its own `import torch` does. On failure
-   * `err->type` is "loader" with the loader's own words in `err->message`, or
-   * the error.type of a cause of the check's catalogue with its facts (a
-   * libtorch without the stable C functions the probe calls). */
+   * `err->type` is KD_ERROR_LOADER with the loader's own words in
+   * `err->message`, or KD_ERROR_STABLE_ABI_TOO_OLD with its facts (a libtorch
+   * without the stable C functions the probe calls). */
   kd_status (*load_library)(const char* torch_dir, kd_error* err);
 } kd_probe;
 

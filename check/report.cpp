@@ -150,7 +150,7 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
         {"version", kToolVersion},
         {"probe", in.probe_override ? std::string("override") : in.probe_kind}}},
       {"status", is_pass(in.outcome) ? "passed" : "failed"},
-      {"code", row.code},
+      {"code", row.code.view()},
       {"exit_code", row.exit_code},
       {"stage", stage_name(in.stage)},
       {"message", compose_message(in)},

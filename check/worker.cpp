@@ -228,8 +228,9 @@ bool backend_stage(const kd_probe& probe, const WorkerRequest& request, Stages& 
                       {"backend", backend}});
   if (request.device == Device::Cuda && lib.backend == KD_BACKEND_NONE) {
     s.finish(Outcome::GpuBackendAbsent,
-             ErrorInfo{"GpuBackendAbsent", "libtorch " + bounded(lib.version, sizeof lib.version) +
-                                               " was built with neither CUDA nor HIP"});
+             ErrorInfo{failure_type(Failure::GpuBackendAbsent),
+                       "libtorch " + bounded(lib.version, sizeof lib.version) +
+                           " was built with neither CUDA nor HIP"});
     return false;
   }
   return true;
@@ -262,10 +263,9 @@ bool gpu_is_there(const kd_probe& probe, const WorkerRequest& request, Stages& s
   }
   if (request.index < 0 || request.index >= g.device_count) {
     s.finish(Outcome::DeviceIndexInvalid,
-             ErrorInfo{"DeviceIndexInvalid", "device index " + std::to_string(request.index) +
-                                                 " is outside the " +
-                                                 std::to_string(g.device_count) +
-                                                 " visible device(s)"});
+             ErrorInfo{failure_type(Failure::DeviceIndexInvalid),
+                       "device index " + std::to_string(request.index) + " is outside the " +
+                           std::to_string(g.device_count) + " visible device(s)"});
     return false;
   }
   return true;
@@ -354,12 +354,12 @@ void compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& 
                         {"timings_ms", {{"compute", ms_since(compute_start)}}},
                         {"memory", memory}});
   if (!v.product_ok || !v.gradient_ok || !v.loss_ok) {
-    s.finish(Outcome::CheckFailed, ErrorInfo{"CheckMismatch", v.problem});
+    s.finish(Outcome::CheckFailed, ErrorInfo{failure_type(Failure::CheckMismatch), v.problem});
     return;
   }
   if (gpu && r.synchronized == 0) {
-    s.finish(Outcome::CheckFailed,
-             ErrorInfo{"NotSynchronized", "results were read without synchronizing the device"});
+    s.finish(Outcome::CheckFailed, ErrorInfo{failure_type(Failure::NotSynchronized),
+                                             "results were read without synchronizing the device"});
     return;
   }
   s.finish(gpu ? Outcome::GpuCheckPassed : Outcome::CpuCheckPassed);
@@ -382,8 +382,9 @@ namespace {
 const kd_probe* load_probe(const WorkerRequest& request, Stages& s, double& load_ms) {
   if (access(request.probe_path.c_str(), R_OK) != 0) {
     s.finish(Outcome::InternalError,
-             ErrorInfo{"ProbeMissing", "the check's probe module is missing or unreadable: " +
-                                           std::string(strerror(errno))});
+             ErrorInfo{failure_type(Failure::ProbeMissing),
+                       "the check's probe module is missing or unreadable: " +
+                           std::string(strerror(errno))});
     return nullptr;
   }
   auto load_start = std::chrono::steady_clock::now();
@@ -406,7 +407,7 @@ const kd_probe* load_probe(const WorkerRequest& request, Stages& s, double& load
       probe->init_device == nullptr || probe->compute == nullptr || probe->memory == nullptr ||
       probe->device_info == nullptr || probe->runtime_status == nullptr) {
     s.finish(Outcome::InternalError,
-             ErrorInfo{"ProbeIncompatible",
+             ErrorInfo{failure_type(Failure::ProbeIncompatible),
                        "the probe module does not provide interface version " +
                            std::to_string(KD_PROBE_ABI_VERSION)});
     return nullptr;
@@ -420,8 +421,9 @@ const kd_probe* load_probe(const WorkerRequest& request, Stages& s, double& load
 bool load_torch(const kd_probe& probe, const WorkerRequest& request, Stages& s, double& load_ms) {
   if (request.torch_dir.empty()) {
     s.finish(Outcome::InternalError,
-             ErrorInfo{"ProbeNeedsTorch", "the probe loads libtorch itself, and the check named "
-                                          "no torch folder for it"});
+             ErrorInfo{failure_type(Failure::ProbeNeedsTorch),
+                       "the probe loads libtorch itself, and the check named "
+                       "no torch folder for it"});
     return false;
   }
   auto load_start = std::chrono::steady_clock::now();
@@ -431,7 +433,7 @@ bool load_torch(const kd_probe& probe, const WorkerRequest& request, Stages& s, 
   if (st == KD_OK) return true;
   const std::string type = bounded(err.type, sizeof err.type);
   const std::string words = bounded(err.message, sizeof err.message);
-  if (type == "loader") {
+  if (type == KD_ERROR_LOADER) {
     // libtorch.so itself was found: a library of libtorch's own the loader lacks is a part
     // of it missing (a damaged installation), not a libtorch this process cannot find.
     finish_loader_error(s, words, torch_library(request.torch_dir), /*torch_found=*/true);
@@ -477,7 +479,7 @@ void worker_main(const std::vector<std::string>& args) {
     run_worker(request, sink);
   } catch (const std::exception& e) {
     sink(outcome_event(Outcome::InternalError, Stage::Import,
-                       ErrorInfo{"WorkerException", e.what()}));
+                       ErrorInfo{failure_type(Failure::WorkerException), e.what()}));
   }
   // Skip static destructors: some GPU runtimes crash while unloading, and
   // the verdict is already with the parent.

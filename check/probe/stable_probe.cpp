@@ -178,14 +178,14 @@ bool load(Loaded& l, kd_error* err) {
   const std::string deps = l.lib_dir + "/libtorch_global_deps.so";
   if (exists(deps) && dlopen(deps.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
     const char* text = dlerror();
-    set_error(err, "loader", text != nullptr ? text : "the loader gave no reason");
+    set_error(err, KD_ERROR_LOADER, text != nullptr ? text : "the loader gave no reason");
     return false;
   }
   const std::string lib = l.lib_dir + "/libtorch.so";
   l.libtorch = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (l.libtorch == nullptr) {
     const char* text = dlerror();
-    set_error(err, "loader", text != nullptr ? text : "the loader gave no reason");
+    set_error(err, KD_ERROR_LOADER, text != nullptr ? text : "the loader gave no reason");
     return false;
   }
   return true;
@@ -208,7 +208,7 @@ bool find_functions(Loaded& l, kd_error* err) {
     lacks = missing.front();
     if (missing.size() > 1) lacks += " and " + std::to_string(missing.size() - 1) + " more";
   }
-  set_error(err, "StableAbiTooOld", "libtorch " + version + " lacks " + lacks);
+  set_error(err, KD_ERROR_STABLE_ABI_TOO_OLD, "libtorch " + version + " lacks " + lacks);
   return false;
 }
 
@@ -310,13 +310,13 @@ kd_status guarded(kd_error* err, Body&& body) {
     return KD_OK;
   } catch (const Failed& f) {
     bool oom = out_of_memory(f.words);
-    set_error(err, oom ? "OutOfMemoryError" : "c10::Error", f.words);
+    set_error(err, oom ? KD_ERROR_OUT_OF_MEMORY : KD_ERROR_C10, f.words);
     return oom ? KD_OUT_OF_MEMORY : KD_RUNTIME_ERROR;
   } catch (const std::exception& e) {
-    set_error(err, "std::exception", e.what());
+    set_error(err, KD_ERROR_EXCEPTION, e.what());
     return KD_RUNTIME_ERROR;
   } catch (...) {
-    set_error(err, "unknown", "an exception of unknown type");
+    set_error(err, KD_ERROR_UNKNOWN, "an exception of unknown type");
     return KD_RUNTIME_ERROR;
   }
 }
@@ -420,7 +420,7 @@ bool loaded(const char* prefix) { return !kd::probe::loaded_object(prefix).empty
 kd_status library_info(kd_library_info* out, kd_error* err) {
   *out = kd_library_info{};
   if (g.libtorch == nullptr) {
-    set_error(err, "ProbeState", "libtorch is not loaded");
+    set_error(err, KD_ERROR_PROBE_STATE, "libtorch is not loaded");
     return KD_RUNTIME_ERROR;
   }
   copy_text(out->version, sizeof out->version, g.version);

@@ -53,19 +53,19 @@ kd_status guarded(kd_error* err, Body&& body) {
     body();
     return KD_OK;
   } catch (const c10::OutOfMemoryError& e) {
-    set_error(err, "OutOfMemoryError", e.what_without_backtrace());
+    set_error(err, KD_ERROR_OUT_OF_MEMORY, e.what_without_backtrace());
     return KD_OUT_OF_MEMORY;
   } catch (const c10::Error& e) {
-    set_error(err, "c10::Error", e.what_without_backtrace());
+    set_error(err, KD_ERROR_C10, e.what_without_backtrace());
     return KD_RUNTIME_ERROR;
   } catch (const std::bad_alloc& e) {
-    set_error(err, "std::bad_alloc", e.what());
+    set_error(err, KD_ERROR_BAD_ALLOC, e.what());
     return KD_OUT_OF_MEMORY;
   } catch (const std::exception& e) {
-    set_error(err, "std::exception", e.what());
+    set_error(err, KD_ERROR_EXCEPTION, e.what());
     return KD_RUNTIME_ERROR;
   } catch (...) {
-    set_error(err, "unknown", "an exception of unknown type");
+    set_error(err, KD_ERROR_UNKNOWN, "an exception of unknown type");
     return KD_RUNTIME_ERROR;
   }
 }
@@ -161,9 +161,9 @@ void explain_no_gpu(kd_error* err) {
   try {
     start_gpu_support(at::globalContext(), 0);
   } catch (const c10::Error& e) {
-    set_error(err, "c10::Error", e.what_without_backtrace());
+    set_error(err, KD_ERROR_C10, e.what_without_backtrace());
   } catch (const std::exception& e) {
-    set_error(err, "std::exception", e.what());
+    set_error(err, KD_ERROR_EXCEPTION, e.what());
   }
 }
 

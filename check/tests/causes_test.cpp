@@ -8,10 +8,18 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <ostream>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "probe_abi.h"
 
 namespace kd {
 
@@ -30,7 +38,7 @@ TEST(Catalogue, EveryCauseHasItsOwnTypeAndKey) {
   std::set<std::string_view> types, keys;
   for (CauseId id : all_causes()) {
     EXPECT_TRUE(types.insert(cause_info(id).type).second) << cause_info(id).type;
-    EXPECT_TRUE(keys.insert(cause_info(id).key).second) << cause_info(id).key;
+    EXPECT_TRUE(keys.insert(cause_info(id).key).second) << cause_info(id).key.view();
     EXPECT_EQ(cause_from_type(cause_info(id).type), id);
   }
   EXPECT_FALSE(cause_from_type("c10::Error"));
@@ -41,13 +49,123 @@ TEST(Catalogue, EveryCauseHasItsOwnTypeAndKey) {
   }
 }
 
+// Each cause's type and key spell the one name of its row: "NoDriver", "no_driver".
+TEST(Catalogue, TheKeyIsTheTypeInSnakeCase) {
+  EXPECT_EQ(cause_info(CauseId::NoDriver).type, "NoDriver");
+  EXPECT_EQ(cause_info(CauseId::NoDriver).key.view(), "no_driver");
+  EXPECT_EQ(cause_info(CauseId::CLibraryTooOld).key.view(), "c_library_too_old");
+  for (CauseId id : all_causes()) {
+    const CauseInfo& c = cause_info(id);
+    std::string snake;
+    for (char ch : c.type) {
+      if (std::isupper(static_cast<unsigned char>(ch)) && !snake.empty()) snake += '_';
+      snake += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+    EXPECT_EQ(c.key.view(), snake) << c.type;
+  }
+}
+
+// The check's own failures are no cause, and no two share a type.
+TEST(Catalogue, TheChecksOwnFailuresAreNoCause) {
+  std::set<std::string_view> types;
+  for (std::string_view type : failure_types()) {
+    EXPECT_TRUE(types.insert(type).second) << type;
+    EXPECT_FALSE(cause_from_type(type)) << type;
+  }
+  EXPECT_EQ(failure_type(Failure::Timeout), "Timeout");
+  EXPECT_EQ(failure_type(Failure::WorkerException), "WorkerException");
+  EXPECT_EQ(types.size(), static_cast<size_t>(Failure::WorkerException) + 1);
+}
+
+// What a probe names: the one cause it can give is the catalogue's, the backend's own
+// types none of the check's.
+TEST(Catalogue, TheProbesTypesAreTheBackendsOrACause) {
+  EXPECT_EQ(cause_from_type(KD_ERROR_STABLE_ABI_TOO_OLD), CauseId::StableAbiTooOld);
+  const std::vector<std::string_view> failures = failure_types();
+  for (const char* type : {KD_ERROR_OUT_OF_MEMORY, KD_ERROR_C10, KD_ERROR_BAD_ALLOC,
+                           KD_ERROR_EXCEPTION, KD_ERROR_UNKNOWN, KD_ERROR_PROBE_STATE,
+                           KD_ERROR_LOADER}) {
+    EXPECT_FALSE(cause_from_type(type)) << type;
+    EXPECT_EQ(std::count(failures.begin(), failures.end(), type), 0) << type;
+  }
+}
+
+// Where the check's sources give an error a type from a literal: ErrorInfo{"X", ...},
+// ErrorInfo{std::string("X"), ...}, a probe's set_error(err, "X", ...) (a conditional
+// too) or copy_text(err->type, sizeof err->type, "X"), a type compared with or set to
+// "X", or a JSON error {"type", "X"}. Each is "file:line: X", by line.
+std::vector<std::string> literal_error_types(const std::string& file, const std::string& text) {
+  static const std::regex kPatterns[] = {
+      std::regex(R"re(ErrorInfo\s*[({]\s*(?:std::string\s*\(\s*)?"([^"]*)")re"),
+      std::regex(R"re(set_error\s*\(\s*\w+\s*,[^,;]*?"([^"]*)")re"),
+      std::regex(R"re(\btype\s*(?:==|!=|=)\s*"([^"]*)")re"),
+      std::regex(R"re("([^"]*)"\s*(?:==|!=)\s*[\w.>-]*type\b)re"),
+      std::regex(R"re([{,]\s*\{\s*"type"\s*,\s*"([^"]*)")re"),
+      std::regex(R"re(\w+\s*\(\s*[\w.>-]*\btype\s*,\s*sizeof[^,]*,\s*"([^"]*)")re"),
+  };
+  std::vector<std::pair<long, std::string>> places;  // line, literal
+  for (const std::regex& pattern : kPatterns) {
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern);
+         it != std::sregex_iterator(); ++it) {
+      places.emplace_back(1 + std::count(text.begin(), text.begin() + it->position(), '\n'),
+                          (*it)[1].str());
+    }
+  }
+  std::sort(places.begin(), places.end());
+  std::vector<std::string> found;
+  for (const auto& [line, literal] : places) {
+    found.push_back(file + ":" + std::to_string(line) + ": " + literal);
+  }
+  return found;
+}
+
+TEST(Catalogue, TheScanFindsEveryKindOfLiteralType) {
+  const std::string text =
+      "ErrorInfo{\"A\", m};\nErrorInfo(std::string(\"B\"), m);\n"
+      "set_error(err, oom ? \"C\" : KD_ERROR_C10, words);\n"
+      "if (error.type == \"D\") {}\nif (\"E\" != verdict.error->type) {}\n"
+      "error.type = \"F\";\nj[\"error\"] = {{\"type\", \"G\"}};\n"
+      "ErrorInfo{failure_type(Failure::Timeout), \"a message\"};\n"
+      "for (const char* key : {\"type\", \"message\"}) {}\n"
+      "copy_text(err->type, sizeof err->type, \"H\");\n"
+      "set_error(err, KD_ERROR_LOADER, text ? text : \"the loader gave no reason\");\n";
+  EXPECT_EQ(literal_error_types("x.cpp", text),
+            (std::vector<std::string>{"x.cpp:1: A", "x.cpp:2: B", "x.cpp:3: C", "x.cpp:4: D",
+                                      "x.cpp:5: E", "x.cpp:6: F", "x.cpp:7: G",
+                                      "x.cpp:10: H"}));
+}
+
+// Every error.type the check writes comes from the cause catalogue, the check's own
+// failures (Failure) or the probe's list (probe_abi.h): no source of the check spells
+// one as a literal.
+TEST(Catalogue, NoErrorTypeIsALiteralOutsideTheTables) {
+  namespace fs = std::filesystem;
+  const fs::path root = KD_CHECK_SOURCE_DIR;
+  std::vector<std::string> found;
+  size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const fs::path& path = entry.path();
+    const std::string ext = path.extension().string();
+    if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".h")) continue;
+    const std::string relative = fs::relative(path, root).string();
+    if (relative.rfind("tests/", 0) == 0) continue;
+    std::ifstream in(path);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    ++files;
+    for (std::string& place : literal_error_types(relative, text)) found.push_back(place);
+  }
+  EXPECT_GT(files, 20u) << "the check's sources are not at " << root;
+  EXPECT_TRUE(found.empty()) << "error.type literals outside the tables:\n"
+                             << ::testing::PrintToString(found);
+}
+
 TEST(Catalogue, EveryRowSaysWhatAndWhatToDo) {
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);
-    EXPECT_FALSE(c.title.empty()) << c.key;
-    EXPECT_FALSE(c.recognised.empty()) << c.key;
-    EXPECT_EQ(c.what.back(), '.') << c.key;
-    EXPECT_EQ(c.next_action.back(), '.') << c.key;
+    EXPECT_FALSE(c.title.empty()) << c.key.view();
+    EXPECT_FALSE(c.recognised.empty()) << c.key.view();
+    EXPECT_EQ(c.what.back(), '.') << c.key.view();
+    EXPECT_EQ(c.next_action.back(), '.') << c.key.view();
   }
 }
 
@@ -56,18 +174,18 @@ TEST(Catalogue, TheDescriptionNamesEveryNumberAndWord) {
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);
     const std::string recognised(c.recognised);
-    for (int n : c.numbers) {
+    for (int n : c.how.numbers) {
       // The system's numbers by name ("EAGAIN"), which is what errno.h calls them.
-      const std::string number = c.api == Api::System ? errno_name(n) : std::to_string(n);
+      const std::string number = c.how.api == Api::System ? errno_name(n) : std::to_string(n);
       if (n != 0) {
-        EXPECT_TRUE(has(recognised, number)) << c.key << ": " << number;
+        EXPECT_TRUE(has(recognised, number)) << c.key.view() << ": " << number;
       }
     }
-    for (std::string_view w : c.words) {
+    for (std::string_view w : c.how.words) {
       // "version `GLIBCXX_" is described as "`GLIBCXX_...'".
       std::string word(w.rfind("version `", 0) == 0 ? w.substr(9) : w);
       if (!word.empty()) {
-        EXPECT_TRUE(has(recognised, word)) << c.key << ": " << word;
+        EXPECT_TRUE(has(recognised, word)) << c.key.view() << ": " << word;
       }
     }
   }
@@ -92,9 +210,9 @@ TEST(Catalogue, LayersAndOutcomesAgree) {
     for (const auto& [where, outcomes] : layers) {
       if ((c.where & where) == 0) continue;
       ++layers_met;
-      EXPECT_TRUE(outcomes.count(c.outcome)) << c.key;
+      EXPECT_TRUE(outcomes.count(c.outcome)) << c.key.view();
     }
-    EXPECT_EQ(layers_met, 1) << c.key;
+    EXPECT_EQ(layers_met, 1) << c.key.view();
   }
   // A worker that could not start is the environment's only under a limit.
   EXPECT_EQ(cause_info(CauseId::SpawnFailed).outcome, Outcome::InternalError);
@@ -799,7 +917,8 @@ TEST(CauseWords, EveryPlaceholderOfEveryRowIsAFactTheCheckGives) {
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);
     for (const auto& name : placeholders(std::string(c.what) + std::string(c.next_action))) {
-      EXPECT_TRUE(f.count(name)) << c.key << " names {" << name << "}, which no fact gives";
+      EXPECT_TRUE(f.count(name)) << c.key.view() << " names {" << name
+                                 << "}, which no fact gives";
     }
   }
 }

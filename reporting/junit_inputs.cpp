@@ -16,13 +16,6 @@
 namespace kd::junit {
 namespace {
 
-// The whole file; an InputError naming it when it cannot be read.
-std::string read_file(const std::filesystem::path& path) {
-  std::optional<std::string> content = read_text(path.string());
-  if (!content) throw InputError("cannot read " + path.string());
-  return *content;
-}
-
 bool is_started_mark(const std::filesystem::path& path) {
   const std::string file = path.filename().string();
   const std::string suffix = kStartedSuffix;
@@ -31,7 +24,7 @@ bool is_started_mark(const std::filesystem::path& path) {
 }
 
 std::vector<StartedCase> read_started_mark(const std::filesystem::path& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_input(path.string(), "GoogleTest output");
   std::vector<StartedCase> cases;
   for (std::string_view line : split_lines(text)) {
     if (std::optional<StartedCase> c = parse_started_line(trim(line))) cases.push_back(*c);
@@ -196,8 +189,8 @@ GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::str
       if (mark) {
         for (StartedCase& c : read_started_mark(path)) index.add_started(std::move(c));
       } else {
-        for (GtestCase& c : parse_gtest_xml(read_file(path), path.string()))
-          index.add(std::move(c));
+        const std::string xml = read_input(path.string(), "GoogleTest output");
+        for (GtestCase& c : parse_gtest_xml(xml, path.string())) index.add(std::move(c));
       }
     } catch (const InputError& e) {
       warnings.push_back(std::string("ignored ") + e.what());

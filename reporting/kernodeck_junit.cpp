@@ -1,7 +1,5 @@
-// kernodeck-junit: publishes a test run, the one pipeline ci/ and CTest's cleanup step call: the
-// report of a CTest run (or of several merged, one per build variant) as junit.xml, valid
-// against junit-10.xsd, with dashboards' classname = "kernodeck.<layer>" and name = the case id,
-// summary.md and the HTML certificate index.html; and turns a fleet's reports into one.
+// kernodeck-junit: publishes a test run, the one pipeline ci/ and CTest's cleanup step call, and
+// turns a fleet's reports into one certificate.
 //
 //   kernodeck-junit publish --reports DIR --source-root DIR
 //                   (--gtest-xml DIR [--ctest-junit FILE] [--ctest-tests FILE] [--variant NAME]
@@ -11,72 +9,21 @@
 //   kernodeck-junit --fleet DIR (--expect NODE.UNIT... | --expect-file FILE)... --output FILE
 //                   [--title NAME] [--commit TEXT] [--summary FILE] [--html FILE] [--causes FILE]
 //
-// publish         writes DIR/junit.xml, DIR/summary.md and DIR/index.html of the run (its
-//                 certificate from the check's reports in DIR/cases: what they say (check
-//                 version, libtorch, backend, CUDA/HIP, GPU model and count, driver) becomes
-//                 properties of every <testsuite>, and a first suite "certificate" holds one case
-//                 stating the certificate in plain words; facts about the machine come only from
-//                 reports the real probe made; the commit as git tells it for --source-root
-//                 unless --commit gives it; the GPU declared when KERNODECK_EXPECT_GPU=1; the
-//                 temporary folder, TMPDIR or /tmp, shown as "<name>") or of the --merge reports,
-//                 then checks them, each check printing its verdict on stderr or failing: the
-//                 report validates against junit-10.xsd (built in, validated by libxml2: no
-//                 xmllint needed), no case is skipped without a reason, and no file of DIR names
-//                 this machine (its paths: the source root, each --machine-path, HOME; its host
-//                 and user names), unless --no-machine-scan says why not. See publish.hpp.
-// --ctest-junit   what `ctest --output-junit FILE` wrote. Without it (the cleanup test of the
-//                 conformance run, which every `ctest` runs after the cases it selected), the
-//                 cases are those that left their verdict or their ".started" mark in the
-//                 --gtest-xml folder, each with GoogleTest's verdict; a case that started and
-//                 recorded none is an error (crashed, killed or timed out). The folder must
-//                 then hold only this run's files: the fixture's setup test empties it.
-// --gtest-xml     the folder given to gtest_discover_tests(XML_OUTPUT_DIR); searched
-//                 recursively, each file recognised by the cases it holds. It must exist; empty
-//                 it before running ctest so that no verdict of an earlier run is reused (a file
-//                 older than the CTest run is ignored as well).
-// --ctest-tests   what `ctest --show-only=json-v1` printed for the same build tree.
-// --variant       the build variant this CTest run certified (e.g. which libtorch), when several
-//                 are certified in separate build trees: every <testsuite> is then named
-//                 "<layer> [NAME]" and carries <property name="kernodeck.variant" value="NAME"/>;
-//                 classname and name of each case stay as they are.
-// --merge         reports this tool wrote (one per variant), each valid against junit-10.xsd:
-//                 their suites, in the order given, go unchanged into one report whose counts
-//                 and time are the sums; the page shows each case's JSON report from the cases/
-//                 folder beside its report. An input that is not such a report is an error.
-// --source-root   the project's folder: paths under it become relative, and GoogleTest's file
-//                 of a build made elsewhere becomes the project's file; so does where
-//                 GoogleTest says each case is declared, which ends the text of every skip,
-//                 failure and error ("Case declared at suites/cli_cases.cpp:95").
-// --hide-prefix   a folder (besides the temporary folder) whose paths become "<name>/...".
-// --causes        the check's cause catalogue as `kernodeck-causes --json` prints it (the
-//                 build writes it to build-*/causes.json; every pipeline passes it): in the
-//                 summary and the page, a failed case whose report's error.type is one of its
-//                 causes names that cause and its next action. Without it they name none.
-// --fleet         a folder of the check's own JSON reports, one per GPU, named
-//                 "<node>.<unit>.json" (a Slurm job's tasks, a CI matrix's runners): a testsuite
-//                 per node, a testcase per unit, the code, exit code, stage and message as the
-//                 failure; the summary and the HTML page gain the fleet view (nodes by outcome,
-//                 which layer fails where). See fleet.hpp.
-// --expect        the units that must have reported, "<node>.<unit>": one that did not is an
-//                 <error>. --expect-file reads them from a file, one per line ('#' comments).
-//                 At least one of the two is required with --fleet.
-// --title         the report's name (<testsuites name>), "kernodeck-diagnostic" by default.
+// publish writes DIR/junit.xml (valid against junit-10.xsd; classname "kernodeck.<layer>", name
+// the case id; a first suite "certificate" and the certificate's facts as properties, learned
+// from the check's reports in DIR/cases), DIR/summary.md and DIR/index.html of the CTest run
+// (--ctest-junit: what `ctest --output-junit` wrote; without it, the cases that left a verdict or
+// a ".started" mark in --gtest-xml, the folder of gtest_discover_tests(XML_OUTPUT_DIR);
+// --ctest-tests: `ctest --show-only=json-v1`, which tells GoogleTest tests and their timeouts;
+// --variant: suites named "<layer> [NAME]" with the property kernodeck.variant) or of the
+// --merge reports (one per variant, each with the check's reports in the cases/ folder beside
+// it), then checks them: the schema, every skip's reason, and nothing naming this machine unless
+// --no-machine-scan says why not. See publish.hpp for every option, junit_verdict.hpp for how
+// each case's verdict is weighed, html_page.hpp for the page.
 //
-// The page (index.html, --html) is one self-contained HTML page (no script, no other file): the
-// counts and environment, the four layers (import, backend, device, compute) as a ladder with
-// their state, every case by layer with the promise it recorded, verdict and reason, and its
-// JSON report inline; last, the causes the check tells apart, each linked to the cases that met
-// it.
-//
-// Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
-// exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
-// error), while a plain program that failed simply failed (a failure). The rule: with
-// --ctest-tests, a test is a GoogleTest test when its command holds --gtest_filter= or
-// --gtest_output= (what gtest_discover_tests and gtest_add_tests generate); its TIMEOUT
-// property tells a timeout (elapsed time reached it) from a crash, and the --gtest_filter value
-// gives the GoogleTest name even under a TEST_PREFIX. Without --ctest-tests, a test is a
-// GoogleTest test when a verdict for its name exists or GoogleTest's banner is in its captured
-// output, and a timeout cannot be told from a crash. CI passes --ctest-tests.
+// --fleet reads a folder of the check's own reports, one per GPU, "<node>.<unit>.json": a
+// testsuite per node, a testcase per unit, and an error for each expected unit (--expect, or
+// --expect-file: one per line, '#' comments) that left none. See fleet.hpp.
 //
 // Prints "tests=N passed=N failures=N errors=N skipped=N" of the report written; exits 0 whatever
 // the tests did; 1 when an input cannot be read or is not what it should be, the report cannot be

@@ -36,7 +36,8 @@ struct Facts {
   // One report made with the real probe.
   void add(const CheckReport& r, const std::string& name) {
     probes.insert(r.probe);
-    if (r.gradient_verified && !r.gradient_source.empty()) gradient_sources.insert(r.gradient_source);
+    if (r.gradient_verified && !r.gradient_source.empty())
+      gradient_sources.insert(r.gradient_source);
     if (!r.torch_version.empty()) {
       torch.insert(r.torch_version);
       if (!r.backend.empty()) backends.insert(r.backend);

@@ -276,7 +276,8 @@ void judge_units(const std::map<std::string, CheckReport>& reports,
     FleetUnit& u = it->second;
     if (inserted) {
       std::tie(u.node, u.unit) = *parts;
-      warnings.push_back("report " + stem + ".json is not in the expected list; shown all the same");
+      warnings.push_back("report " + stem +
+                         ".json is not in the expected list; shown all the same");
     }
     if (!report.read) {
       u.state = UnitState::Unreadable;

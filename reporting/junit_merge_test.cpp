@@ -102,10 +102,12 @@ TEST(JunitMerge, RefusesWhatIsNotAReportAndNamesTheFile) {
   refused("", "not well-formed XML");
   refused("<testsuites name=\"x\"", "not well-formed XML");
   refused(kCtestJunit, "is not a report kernodeck-junit wrote: its root is not <testsuites>");
-  const char* invalid = "is not a report kernodeck-junit wrote: not valid against junit-10.xsd";
+  const char* invalid =
+      "is not a report kernodeck-junit wrote: it does not validate against junit-10.xsd";
   refused(replace_once(good, "time=\"3.000\"", "time=\"-3\""), invalid);
   refused(replace_once(good, "<testsuites ", "<testsuites disabled=\"0\" "), invalid);
-  refused(replace_once(good, "<testcase name=\"ok\"", "<testcase bogus=\"1\" name=\"ok\""), invalid);
+  refused(replace_once(good, "<testcase name=\"ok\"", "<testcase bogus=\"1\" name=\"ok\""),
+          invalid);
   refused(replace_once(good, "<property name=", "<other name="), invalid);
 }
 

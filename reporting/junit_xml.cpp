@@ -218,7 +218,7 @@ Report read_junit(const std::string& xml, const std::string& source) {
   if (!is_element(root, "testsuites"))
     throw InputError(refused + "its root is not <testsuites>");
   if (const std::vector<std::string> errors = schema_errors(xml); !errors.empty())
-    throw InputError(refused + "not valid against junit-10.xsd: " + errors.front());
+    throw InputError(refused + "it does not validate against junit-10.xsd: " + errors.front());
   Report report;
   report.title = attr(root, "name");
   report.time = parse_double(attr(root, "time"));
@@ -234,7 +234,8 @@ Report merge_reports(std::vector<Report> reports, const std::vector<std::string>
   for (std::size_t i = 0; i < reports.size(); ++i) {
     merged.time += reports[i].time;
     for (ReportSuite& suite : reports[i].suites) {
-      const auto [it, first] = suite_source.emplace(suite_name(suite.name, suite.variant), sources.at(i));
+      const auto [it, first] =
+          suite_source.emplace(suite_name(suite.name, suite.variant), sources.at(i));
       if (!first)
         warnings.push_back("suite \"" + it->first + "\" is in both " + it->second + " and " +
                            sources.at(i) +
@@ -257,7 +258,8 @@ XmlDoc parse_xml(const std::string& xml, const std::string& what) {
     const xmlError* error = xmlGetLastError();
     std::string why = error != nullptr && error->message != nullptr ? error->message : "";
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-    if (error != nullptr && error->line > 0) why = "line " + std::to_string(error->line) + ": " + why;
+    if (error != nullptr && error->line > 0)
+      why = "line " + std::to_string(error->line) + ": " + why;
     throw InputError(what + ": not well-formed XML: " + (why.empty() ? "no reason given" : why));
   }
   return doc;

@@ -1,5 +1,5 @@
-// Covers write_junit (junit_xml.hpp): the XML the report is made of, its variants and the promise of
-// each case.
+// Covers write_junit (junit_xml.hpp): the XML the report is made of, its variants and the
+// promise of each case.
 #include "junit_xml.hpp"
 #include "html_page.hpp"
 #include "junit_inputs.hpp"

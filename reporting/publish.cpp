@@ -50,7 +50,8 @@ Model run_model(const Options& o, const PublishEnvironment& env, const PathScrub
   fs::create_directories(cases_dir, ec);  // a run whose cases wrote no report has none
   m.cases = read_check_reports(cases_dir, scrub, /*missing_ok=*/false);
   Certificate certificate = certificate_of(m.cases, notes);
-  certificate.commit = !o.commit.empty() ? o.commit : commit_mark(o.source_root).value_or("unknown");
+  certificate.commit =
+      !o.commit.empty() ? o.commit : commit_mark(o.source_root).value_or("unknown");
   certificate.gpu_declared = env.gpu_declared ? "yes" : "no";
   m.report.certificate = certificate;
   for (const std::string& note : notes) log << "kernodeck-junit: " + note + "\n";
@@ -161,7 +162,8 @@ Published publish(const Options& o, const PublishEnvironment& environment, std::
            "cause\n";
   std::error_code ec;
   fs::create_directories(o.reports, ec);
-  const Model m = o.merge.empty() ? run_model(o, environment, scrub, log) : merged_model(o, scrub, log);
+  const Model m =
+      o.merge.empty() ? run_model(o, environment, scrub, log) : merged_model(o, scrub, log);
   const std::string file = within(o.reports, "junit.xml");
   const std::string xml = write_junit(m.report);
   write_output(file, xml);

@@ -119,7 +119,7 @@ sed 's/<testsuite name="cli \[v\]" \(.*\) time="[0-9.]*"/<testsuite name="cli [v
 grep -q 'time="-0"' "$work/bad/junit.xml" || fail "could not make the refused report"
 publish --reports "$work/refused" --merge "$work/bad/junit.xml" --source-root "$source_root"
 [[ $status == 1 ]] || fail "a merged input the schema refuses exited $status"
-grep -q "^kernodeck-junit: error: $work/bad/junit.xml is not a report kernodeck-junit wrote: not valid against junit-10.xsd: line [0-9]*: Element 'testsuite', attribute 'time': .*'-0'" "$work/err" ||
+grep -q "^kernodeck-junit: error: $work/bad/junit.xml is not a report kernodeck-junit wrote: it does not validate against junit-10.xsd: line [0-9]*: Element 'testsuite', attribute 'time': .*'-0'" "$work/err" ||
   fail "the refused input is not named with why: $(cat "$work/err")"
 [[ ! -e $work/refused/junit.xml ]] || fail "a refused input still wrote junit.xml"
 huge=1$(printf '0%.0s' {1..308})

@@ -36,10 +36,10 @@ bool is_object_at(const json& doc, const char* pointer) {
 
 }  // namespace
 
-CheckReport parse_check_report(const std::string& text, const std::string& shown) {
+CheckReport parse_check_report(const std::string& text) {
   CheckReport r;
   r.read = true;
-  r.text = shown;
+  r.text = text;
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return r;
   r.object = true;
@@ -110,7 +110,8 @@ std::map<std::string, CheckReport> read_check_reports(const std::filesystem::pat
   std::map<std::string, CheckReport> out;
   for (const std::filesystem::path& file : json_files(dir, missing_ok)) {
     const std::optional<std::string> text = read_text(file.string());
-    CheckReport r = parse_check_report(text.value_or(""), scrub_paths(text.value_or(""), scrub));
+    // Read as shown: what the page and the summary quote of it names no path of this machine.
+    CheckReport r = parse_check_report(scrub_paths(text.value_or(""), scrub));
     r.read = text.has_value();
     out[file.stem().string()] = std::move(r);
   }

@@ -16,7 +16,7 @@
 namespace kd::junit {
 
 struct CheckReport {
-  std::string text;     // as the page shows it: the file with its paths scrubbed, or pretty-printed
+  std::string text;     // as the page shows it: the file, its paths scrubbed, or pretty-printed
   bool read = false;    // the file could be read
   bool object = false;  // it is a JSON object
   bool ours = false;    // tool.name is kernodeck-diagnostic
@@ -46,8 +46,8 @@ struct CheckReport {
   std::string inconsistency() const;
 };
 
-// The report of this text (`shown` is what the page shows of it).
-CheckReport parse_check_report(const std::string& text, const std::string& shown);
+// The report of this text, which the page shows.
+CheckReport parse_check_report(const std::string& text);
 
 // Every regular "*.json" of `dir` (not recursive), in name order. A missing folder is an
 // InputError unless `missing_ok`.

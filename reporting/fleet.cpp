@@ -303,7 +303,7 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
   for (const std::filesystem::path& file : json_files(dir, /*missing_ok=*/false)) {
     const std::optional<std::string> text = read_text(file.string());
     CheckReport& r = reports[file.stem().string()];
-    r = parse_check_report(text.value_or(""), text.value_or(""));
+    r = parse_check_report(text.value_or(""));
     r.read = text.has_value();
   }
   std::map<std::string, FleetUnit> units = expected_units(expected, fleet.warnings);

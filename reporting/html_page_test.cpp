@@ -114,6 +114,20 @@ TEST(JunitHtml, EmbedsEachCaseJsonAndItsRecordedPromiseWithoutAbsolutePaths) {
   EXPECT_EQ(html.find(scratch.dir.string()), std::string::npos) << html;
 }
 
+TEST(JunitHtml, WhatTheCheckSaidOfACauseNamesNoPathOfThisMachine) {
+  Scratch scratch("said");
+  const fs::path root = scratch.dir / "src";
+  scratch.write("cases/import.bad.json",
+                report_naming("LoaderError", "cannot load " + root.string() + "/lib/libc10.so"));
+  PathScrub scrub;
+  scrub.source_root = root;
+  const std::string html =
+      certificate_html(html_report(), read_check_reports(scratch.dir / "cases", scrub),
+                       sample_causes());
+  EXPECT_NE(html.find("The check said: cannot load lib/libc10.so"), std::string::npos) << html;
+  EXPECT_EQ(html.find(scratch.dir.string()), std::string::npos) << html;
+}
+
 // The element of one case: from its <div class="case"> to the next case or section.
 std::string case_element(const std::string& html, const std::string& name) {
   const std::size_t at = html.find("data-case=\"" + name + "\"");

@@ -162,7 +162,7 @@ inline const char* const kSampleCauses = R"json([
 inline Causes sample_causes() { return parse_causes(kSampleCauses, "sample"); }
 
 // The check's report of this text.
-inline CheckReport check(const std::string& text) { return parse_check_report(text, text); }
+inline CheckReport check(const std::string& text) { return parse_check_report(text); }
 
 // The check's report of a case that failed with `type` in its error.
 inline CheckReport check_naming(const std::string& type, const std::string& message);

@@ -94,6 +94,17 @@ inline const char* name_of(const xmlNode* element) {
   return reinterpret_cast<const char*>(element->name);
 }
 
+// The root's element name and attributes as a dashboard reads them: "testsuites tests=4
+// failures=1 errors=1 skipped=(none) time=3.000" (junit-10.xsd allows no skipped there).
+inline std::string root_counts(const xmlNode* root) {
+  std::string out = name_of(root);
+  for (const char* name : {"tests", "failures", "errors", "skipped", "time"}) {
+    const char* value = attribute(root, name);
+    out += std::string(" ") + name + "=" + (value != nullptr ? value : "(none)");
+  }
+  return out;
+}
+
 inline std::vector<std::string> attribute_of_each(const xmlNode* parent, const char* child_name,
                                                   const char* name) {
   std::vector<std::string> values;

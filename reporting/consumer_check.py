@@ -1,12 +1,13 @@
 """Reads a kernodeck-junit report back through junitparser, a real JUnit consumer, and checks
 what a dashboard would show of the sample cases: every count, name, verdict and message.
 
-usage: consumer_check.py sample REPORT     the sample, converted without a variant
-       consumer_check.py variants REPORT   the sample converted with --variant a and with
+usage: consumer_check.py sample REPORT     the sample, published without a variant
+       consumer_check.py variants REPORT   the sample published with --variant a and with
                                            --variant b, then the two merged (--merge)
        consumer_check.py certified REPORT SUMMARY GTEST_XML
-                                           the sample converted as a certificate (--cases,
-                                           --source-root, --hide-prefix) and its --summary;
+                                           the sample published as a certificate (the check's
+                                           reports, --source-root, --hide-prefix) and its
+                                           summary.md;
                                            GTEST_XML: GoogleTest's XML of the run, where
                                            each case's declaration must come from
 
@@ -157,45 +158,62 @@ def check_cases(cases, variant=None):
             expect(bool(case.system_out), f"{key}: no system-out")
 
 
+def check_certificate_case(suite, variant=None):
+    """The certificate's suite: one case, failed since a case of the sample failed."""
+    name = f"certificate [{variant}]" if variant else "certificate"
+    expect(suite.name == name, f"first suite {suite.name}, not {name}")
+    cases = list(suite)
+    expect(len(cases) == 1 and cases[0].classname == CLASS_PREFIX + "certificate"
+           and [VERDICTS[type(r)] for r in cases[0].result] == ["failure"],
+           f"{suite.name}: not the certificate's failed case")
+
+
 def check_sample(path):
     report, suites = read(path)
     expect(report.name == "sample", f"title {report.name}")
-    expect(report.tests == 12, f"tests {report.tests}")
-    expect(report.failures == 2, f"failures {report.failures}")
+    expect(report.tests == 13, f"tests {report.tests}")
+    expect(report.failures == 3, f"failures {report.failures}")
     expect(report.errors == 4, f"errors {report.errors}")
-    expect([s.name for s in suites] == LAYERS, f"suites {[s.name for s in suites]}")
+    expect([s.name for s in suites] == ["certificate"] + LAYERS,
+           f"suites {[s.name for s in suites]}")
     skipped = sum(s.skipped for s in suites)
     expect(skipped == 2, f"skipped {skipped}")
     for suite in suites:
-        properties = [(p.name, p.value) for p in suite.properties()]
-        expect(not properties, f"{suite.name}: properties {properties} without a variant")
-    check_cases(check_suites(suites))
-    finish("all 12 cases")
+        names = [p.name for p in suite.properties()]
+        expect(VARIANT_PROPERTY not in names, f"{suite.name}: a variant in {names} without one")
+    if suites:
+        check_certificate_case(suites[0])
+    check_cases(check_suites(suites[1:]))
+    finish("all 12 cases and the certificate's")
 
 
 def check_variants(path):
     report, suites = read(path)
     expect(report.name == "sample-variants", f"title {report.name}")
-    expect(report.tests == 24, f"tests {report.tests}")
-    expect(report.failures == 4, f"failures {report.failures}")
+    expect(report.tests == 26, f"tests {report.tests}")
+    expect(report.failures == 6, f"failures {report.failures}")
     expect(report.errors == 8, f"errors {report.errors}")
     names = [s.name for s in suites]
-    expect(names == [f"{layer} [{v}]" for v in VARIANTS for layer in LAYERS], f"suites {names}")
+    expect(names == [f"{layer} [{v}]" for v in VARIANTS for layer in ["certificate"] + LAYERS],
+           f"suites {names}")
     skipped = sum(s.skipped for s in suites)
     expect(skipped == 4, f"skipped {skipped}")
     of_variant = {v: [] for v in VARIANTS}
     for suite in suites:
         properties = [(p.name, p.value) for p in suite.properties()]
-        variant = next((v for v in VARIANTS if properties == [(VARIANT_PROPERTY, v)]), None)
+        # The variant first, then the certificate's facts, on every suite.
+        variant = next((v for v in VARIANTS if properties[:1] == [(VARIANT_PROPERTY, v)]), None)
         if variant is None:
             problems.append(f"{suite.name}: properties {properties}")
+        elif suite.name == f"certificate [{variant}]":
+            check_certificate_case(suite, variant)
         else:
             expect(suite.name.endswith(f" [{variant}]"), f"{suite.name}: variant {variant}")
             of_variant[variant].append(suite)
     # Each variant holds the very cases of the sample, under the same classnames and names.
     for variant, tagged in of_variant.items():
         check_cases(check_suites(tagged, variant), variant)
-    finish("all 24 cases of both variants")
+    finish("all 24 cases of both variants and their certificates")
 
 
 # What the check's reports of consumer_test.sh say: only the real probe's count.

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# junit.consumer: runs the sample cases through a throw-away CTest project, converts the result
-# with kernodeck-junit, validates it against junit-10.xsd and reads it back with junitparser, a
-# real JUnit consumer (consumer_check.py), checking every count, name and message a dashboard
-# would show; then does the same for two variants of the run merged into one report
+# junit.consumer: runs the sample cases through a throw-away CTest project, publishes the result
+# with kernodeck-junit publish, validates it against junit-10.xsd and reads it back with
+# junitparser, a real JUnit consumer (consumer_check.py), checking every count, name and message
+# a dashboard would show; then does the same for two variants of the run merged into one report
 # (--variant, --merge). junitparser comes from TOOLS_DIR/venv (./ci/setup --junit-consumer).
 #
-# Then the run is converted once more as a certificate (--cases with the check's reports,
-# --source-root, --hide-prefix, --summary): the properties, the certificate's case, the reasons
-# first and where each case is declared (as GoogleTest recorded it), no path of this machine,
-# and the Markdown summary.
+# Then the run is published once more as a certificate (the check's reports in its cases/,
+# --source-root, --hide-prefix): the properties, the certificate's case, the reasons first and
+# where each case is declared (as GoogleTest recorded it), no path of this machine, and the
+# Markdown summary. junit.publish holds the reports against this machine; here they are read as
+# dashboards read them (--no-machine-scan).
 #
 # usage: consumer_test.sh SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST SOURCE_ROOT
 set -euo pipefail
@@ -92,27 +93,37 @@ if [[ ! -s $work/ctest-junit.xml ]]; then
   exit 1
 fi
 
-summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
-  --ctest-tests "$work/ctest-tests.json" --output "$work/junit.xml" --title sample)
-expected_summary="tests=12 passed=4 failures=2 errors=4 skipped=2"
+# publish REPORTS ARGS...: the run (or, with --merge, the reports) published into REPORTS.
+publish() {
+  local reports=$1
+  shift
+  "$tool" publish --reports "$reports" --source-root "$source_root" \
+    --no-machine-scan "read by the consumers, held against this machine by junit.publish" "$@"
+}
+run=(--ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" --ctest-tests "$work/ctest-tests.json")
+
+summary=$(publish "$work/plain" "${run[@]}" --title sample 2>"$work/plain.err") ||
+  { cat "$work/plain.err" >&2; echo "junit.consumer: FAILED: publish failed" >&2; exit 1; }
+# The sample's 12 cases and the certificate's, which fails: a case failed.
+expected_summary="tests=13 passed=4 failures=3 errors=4 skipped=2"
 if [[ $summary != "$expected_summary" ]]; then
   echo "junit.consumer: FAILED: summary '$summary', expected '$expected_summary'" >&2
-  cat "$work/junit.xml" >&2
+  cat "$work/plain/junit.xml" >&2
   exit 1
 fi
 
-if ! xmllint --noout --schema "$xsd" "$work/junit.xml"; then
-  cat "$work/junit.xml" >&2
+if ! xmllint --noout --schema "$xsd" "$work/plain/junit.xml"; then
+  cat "$work/plain/junit.xml" >&2
   echo "junit.consumer: FAILED: the report does not validate against junit-10.xsd" >&2
   exit 1
 fi
 
-"$python" "$checker" sample "$work/junit.xml"
+"$python" "$checker" sample "$work/plain/junit.xml"
 
 # The certificate. The check's own reports of the run: a real GPU pass with the host check, a
 # real CPU pass, a fault-injection report whose simulated GPU must not be taken for the
 # machine's, and a file that is no report.
-cases=$work/cases
+cases=$work/certified/cases
 mkdir -p "$cases"
 report() {  # report FILE PROBE DEVICE CODE DEVICE_NAME HOST [GRADIENT_SOURCE]
   cat >"$cases/$1" <<EOF
@@ -141,11 +152,10 @@ mkdir -p "$src/suites" "$src/reporting"
 printf '// the sample table\nstd::vector<Case> cases() {\n  return {Case("report_mismatch", "cli"),\n          host_case("needs_gpu", "cli")};\n}\n' \
   >"$src/suites/sample_cases.cpp"
 build_root=$(dirname "$(dirname "$tool")")
-summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
-  --ctest-tests "$work/ctest-tests.json" --output "$work/certified.xml" --title sample \
-  --cases "$cases" --commit 0123456789ab --gpu-declared yes --source-root "$src" \
-  --hide-prefix "$source_root" --hide-prefix "$build_root" --hide-prefix "${TMPDIR:-/tmp}" \
-  --summary "$work/summary.md" 2>"$work/certified.err")
+summary=$(KERNODECK_EXPECT_GPU=1 "$tool" publish --reports "$work/certified" "${run[@]}" \
+  --title sample --commit 0123456789ab --source-root "$src" \
+  --hide-prefix "$source_root" --hide-prefix "$build_root" \
+  --no-machine-scan "read by the consumers" 2>"$work/certified.err")
 expected_certified="tests=13 passed=4 failures=3 errors=4 skipped=2"
 if [[ $summary != "$expected_certified" ]] || ! grep -q "device.simulated.stderr.json" "$work/certified.err"; then
   cat "$work/certified.err" >&2
@@ -153,14 +163,14 @@ if [[ $summary != "$expected_certified" ]] || ! grep -q "device.simulated.stderr
     "and a note about the file that is no report" >&2
   exit 1
 fi
-if ! xmllint --noout --schema "$xsd" "$work/certified.xml"; then
-  cat "$work/certified.xml" >&2
+if ! xmllint --noout --schema "$xsd" "$work/certified/junit.xml"; then
+  cat "$work/certified/junit.xml" >&2
   echo "junit.consumer: FAILED: the certified report does not validate against junit-10.xsd" >&2
   exit 1
 fi
-"$python" "$checker" certified "$work/certified.xml" "$work/summary.md" "$gx"
+"$python" "$checker" certified "$work/certified/junit.xml" "$work/certified/summary.md" "$gx"
 
-# Two build variants certified in separate CTest runs end in one report: the same run converted
+# Two build variants certified in separate CTest runs end in one report: the same run published
 # with --variant a and --variant b, then merged.
 # Each variant's folder holds its own JSON report of the case cli.report_mismatch, which the
 # merged HTML page must show under that variant's case.
@@ -168,33 +178,31 @@ for variant in a b; do
   mkdir -p "$work/$variant/cases"
   echo "{\"schema_version\": 1, \"seen_by\": \"variant-$variant\"}" \
     >"$work/$variant/cases/cli.report_mismatch.json"
-  summary=$("$tool" --ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" \
-    --ctest-tests "$work/ctest-tests.json" --variant "$variant" \
-    --output "$work/$variant/junit.xml" --title sample)
+  summary=$(publish "$work/$variant" "${run[@]}" --variant "$variant" --title sample \
+    2>"$work/$variant.err")
   cp "$work/$variant/junit.xml" "$work/junit-$variant.xml"
   if [[ $summary != "$expected_summary" ]]; then
     echo "junit.consumer: FAILED: --variant $variant: summary '$summary'" >&2
     exit 1
   fi
 done
-summary=$("$tool" --merge "$work/a/junit.xml" "$work/b/junit.xml" \
-  --output "$work/merged.xml" --title sample-variants --html "$work/merged.html" \
-  2>"$work/merge.err")
-expected_merged="tests=24 passed=8 failures=4 errors=8 skipped=4"
-if [[ $summary != "$expected_merged" || -s $work/merge.err ]]; then
+summary=$(publish "$work/merged" --merge "$work/a/junit.xml" "$work/b/junit.xml" \
+  --title sample-variants 2>"$work/merge.err")
+expected_merged="tests=26 passed=8 failures=6 errors=8 skipped=4"
+if [[ $summary != "$expected_merged" ]] || grep -q "warning" "$work/merge.err"; then
   cat "$work/merge.err" >&2
   echo "junit.consumer: FAILED: merged summary '$summary', expected '$expected_merged'" >&2
   exit 1
 fi
-if ! xmllint --noout --schema "$xsd" "$work/merged.xml"; then
-  cat "$work/merged.xml" >&2
+if ! xmllint --noout --schema "$xsd" "$work/merged/junit.xml"; then
+  cat "$work/merged/junit.xml" >&2
   echo "junit.consumer: FAILED: the merged report does not validate against junit-10.xsd" >&2
   exit 1
 fi
-"$python" "$checker" variants "$work/merged.xml"
+"$python" "$checker" variants "$work/merged/junit.xml"
 for variant in a b; do
   shown=$(sed -n "/data-case=\"cli.report_mismatch\".*data-variant=\"$variant\"/,/^<\/div>$/p" \
-    "$work/merged.html")
+    "$work/merged/index.html")
   if ! grep -q "variant-$variant" <<<"$shown"; then
     echo "junit.consumer: FAILED: the merged HTML does not show variant $variant's own JSON" \
       "report under its case cli.report_mismatch; it shows:" >&2
@@ -205,17 +213,17 @@ done
 
 # --merge takes reports this tool wrote, and only them.
 status=0
-"$tool" --merge "$work/junit-a.xml" --ctest-junit "$work/ctest-junit.xml" \
-  --output "$work/refused.xml" >/dev/null 2>&1 || status=$?
+publish "$work/refused" --merge "$work/junit-a.xml" --ctest-junit "$work/ctest-junit.xml" \
+  >/dev/null 2>&1 || status=$?
 if [[ $status != 2 ]]; then
   echo "junit.consumer: FAILED: --merge with --ctest-junit exited $status, expected 2" >&2
   exit 1
 fi
 status=0
-"$tool" --merge "$work/junit-a.xml" "$work/ctest-junit.xml" --output "$work/refused.xml" \
+publish "$work/refused" --merge "$work/junit-a.xml" "$work/ctest-junit.xml" \
   >/dev/null 2>"$work/refused.err" || status=$?
 if [[ $status != 1 ]] || ! grep -qF "$work/ctest-junit.xml is not a report" "$work/refused.err" ||
-   [[ -e $work/refused.xml ]]; then
+   [[ -e $work/refused/junit.xml ]]; then
   cat "$work/refused.err" >&2
   echo "junit.consumer: FAILED: merging CTest's own JUnit exited $status, expected 1" \
     "naming the file and writing nothing" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # junit.html: the HTML certificate as a browser shows it. Four sample cases (a pass, a failure,
 # a skip, a pass with its JSON report) and a folder of the check's reports with known facts go
-# through kernodeck-junit --html with the build's cause catalogue (causes.json, kernodeck-causes
+# through kernodeck-junit publish with the build's cause catalogue (causes.json, kernodeck-causes
 # --json); headless Chromium renders the page, and the DOM it built must hold the exact counts
 # kernodeck-junit printed, the environment's values, the ladder, the embedded JSON report, the
 # failed case's cause and next action as the catalogue words them, and one row of the causes
@@ -54,10 +54,11 @@ cat >"$work/cases/cli.report_mismatch.json" <<'EOF'
  "requested": {"device": "cuda"}, "error": {"type": "GpusHidden", "message": "no CUDA GPUs are available"}}
 EOF
 
-counts=$("$tool" --gtest-xml "$work/gtest" --output "$work/junit.xml" --title html-sample \
-  --variant sample --cases "$work/cases" --commit 0123abcd --gpu-declared yes \
-  --source-root "$source_root" --hide-prefix "$work" --html "$work/index.html" \
-  --causes "$causes" 2>"$work/junit.err")
+# The work folder as the reports folder: its cases/ the check's reports, index.html the page.
+counts=$(KERNODECK_EXPECT_GPU=1 "$tool" publish --reports "$work" --gtest-xml "$work/gtest" \
+  --title html-sample --variant sample --commit 0123abcd --source-root "$source_root" \
+  --hide-prefix "$work" --causes "$causes" \
+  --no-machine-scan "the work folder holds the browser's profile" 2>"$work/junit.err")
 expected="tests=5 passed=2 failures=2 errors=0 skipped=1"
 [[ $counts == "$expected" ]] || fail "kernodeck-junit printed '$counts', expected '$expected'"
 [[ -s $work/index.html ]] || { cat "$work/junit.err" >&2; fail "no index.html"; exit 1; }

@@ -3,14 +3,11 @@
 #include <libxml/parser.h>
 #include <libxml/xmlschemas.h>
 #include <libxml/xmlversion.h>
-#include <tinyxml2.h>
 
 #include <climits>
 #include <memory>
 #include <stdexcept>
 
-#include "junit_report.hpp"
-#include "junit_xml.hpp"
 #include "util/text.hpp"
 
 namespace kd::junit {
@@ -105,17 +102,12 @@ std::vector<std::string> schema_errors(const std::string& xml) {
   return errors;
 }
 
-std::vector<std::string> reasonless_skips(const std::string& xml) {
-  tinyxml2::XMLDocument doc;
-  const tinyxml2::XMLElement* root = parse_report_xml(doc, xml);
+std::vector<std::string> reasonless_skips(const Report& report) {
   std::vector<std::string> cases;
-  for (const auto* s = root->FirstChildElement("testsuite"); s;
-       s = s->NextSiblingElement("testsuite")) {
-    for (const auto* tc = s->FirstChildElement("testcase"); tc;
-         tc = tc->NextSiblingElement("testcase")) {
-      const auto* skipped = tc->FirstChildElement("skipped");
-      if (skipped != nullptr && without_reason(attr(skipped, "message")))
-        cases.push_back(attr(tc, "classname") + "." + attr(tc, "name"));
+  for (const ReportSuite& suite : report.suites) {
+    for (const ReportCase& c : suite.cases) {
+      if (c.verdict == Verdict::Skipped && without_reason(c.message))
+        cases.push_back(kClassPrefix + c.classname + "." + c.name);
     }
   }
   return cases;

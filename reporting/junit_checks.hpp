@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "junit_report.hpp"
+
 namespace kd::junit {
 
 // reporting/junit-10.xsd as it was when the program was built.
@@ -21,7 +23,7 @@ std::vector<std::string> schema_errors(const std::string& xml);
 
 // The cases ("kernodeck.unit.SkipsQuietly") that a report shows as skipped with nothing but
 // CTest's words (SKIP_REGULAR_EXPRESSION_MATCHED...) or the converter's "no reason given": a
-// GTEST_SKIP() that gave no reason. An InputError when `xml` is not a report.
-std::vector<std::string> reasonless_skips(const std::string& xml);
+// GTEST_SKIP() that gave no reason.
+std::vector<std::string> reasonless_skips(const Report& report);
 
 }  // namespace kd::junit

@@ -4,7 +4,6 @@
 #include "junit_xml.hpp"
 
 #include <nlohmann/json.hpp>
-#include <tinyxml2.h>
 
 #include <algorithm>
 #include <limits>
@@ -12,18 +11,10 @@
 #include <system_error>
 #include <utility>
 
-#include "util/files.hpp"
 #include "util/text.hpp"
 
 namespace kd::junit {
 namespace {
-
-// The whole file; an InputError naming it when it cannot be read.
-std::string read_file(const std::filesystem::path& path) {
-  auto content = kd::read_file(path.string(), std::numeric_limits<std::size_t>::max());
-  if (!content) throw InputError("cannot read " + path.string());
-  return *content;
-}
 
 bool is_started_mark(const std::filesystem::path& path) {
   const std::string file = path.filename().string();
@@ -33,7 +24,7 @@ bool is_started_mark(const std::filesystem::path& path) {
 }
 
 std::vector<StartedCase> read_started_mark(const std::filesystem::path& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_input(path.string(), "GoogleTest output");
   std::vector<StartedCase> cases;
   for (std::string_view line : split_lines(text)) {
     if (std::optional<StartedCase> c = parse_started_line(trim(line))) cases.push_back(*c);
@@ -46,38 +37,34 @@ std::vector<StartedCase> read_started_mark(const std::filesystem::path& path) {
 // ---- CTest's JUnit ---------------------------------------------------------------------------
 
 CtestRun parse_ctest_junit(const std::string& xml) {
-  tinyxml2::XMLDocument doc;
-  if (doc.Parse(xml.data(), xml.size()) != tinyxml2::XML_SUCCESS)
-    throw InputError(std::string("CTest JUnit is not well-formed XML: ") + doc.ErrorStr());
-  const tinyxml2::XMLElement* root = doc.RootElement();
+  const XmlDoc doc = parse_xml(xml, "CTest JUnit");
+  const xmlNode* root = root_of(doc);
   if (!root) throw InputError("CTest JUnit has no root element");
 
   // CTest writes one <testsuite>; a <testsuites> wrapper is accepted for other versions.
-  std::vector<const tinyxml2::XMLElement*> suites;
-  if (std::string(root->Name()) == "testsuite") {
+  std::vector<const xmlNode*> suites;
+  if (is_element(root, "testsuite")) {
     suites.push_back(root);
-  } else if (std::string(root->Name()) == "testsuites") {
-    for (auto* s = root->FirstChildElement("testsuite"); s; s = s->NextSiblingElement("testsuite"))
-      suites.push_back(s);
+  } else if (is_element(root, "testsuites")) {
+    suites = children(root, "testsuite");
   } else {
-    throw InputError(std::string("CTest JUnit has root <") + root->Name() +
-                     ">, expected <testsuite>");
+    throw InputError(std::string("CTest JUnit has root <") +
+                     reinterpret_cast<const char*>(root->name) + ">, expected <testsuite>");
   }
 
   CtestRun run;
   run.timestamp = attr(suites.empty() ? root : suites.front(), "timestamp");
   run.time = parse_double(attr(root, "time"));
   for (const auto* suite : suites) {
-    for (auto* tc = suite->FirstChildElement("testcase"); tc;
-         tc = tc->NextSiblingElement("testcase")) {
+    for (const xmlNode* tc : children(suite, "testcase")) {
       CtestCase c;
       c.name = attr(tc, "name");
       if (c.name.empty()) throw InputError("CTest JUnit has a testcase without a name");
       c.time = parse_double(attr(tc, "time"));
-      const auto* failure = tc->FirstChildElement("failure");
-      const auto* error = tc->FirstChildElement("error");
-      const auto* skipped = tc->FirstChildElement("skipped");
-      if (const auto* out = tc->FirstChildElement("system-out")) c.output = all_text(out);
+      const xmlNode* failure = child(tc, "failure");
+      const xmlNode* error = child(tc, "error");
+      const xmlNode* skipped = child(tc, "skipped");
+      c.output = all_text(child(tc, "system-out"));
       const std::string status = attr(tc, "status");
       if (status == "run") {
         c.status = CtestStatus::Passed;
@@ -108,17 +95,13 @@ CtestRun parse_ctest_junit(const std::string& xml) {
 // ---- GoogleTest's XML ------------------------------------------------------------------------
 
 std::vector<GtestCase> parse_gtest_xml(const std::string& xml, const std::string& source) {
-  tinyxml2::XMLDocument doc;
-  if (doc.Parse(xml.data(), xml.size()) != tinyxml2::XML_SUCCESS)
-    throw InputError(source + ": not well-formed XML: " + doc.ErrorStr());
-  const tinyxml2::XMLElement* root = doc.RootElement();
-  if (!root || std::string(root->Name()) != "testsuites") return {};
+  const XmlDoc doc = parse_xml(xml, source);
+  const xmlNode* root = root_of(doc);
+  if (!is_element(root, "testsuites")) return {};
 
   std::vector<GtestCase> cases;
-  for (auto* suite = root->FirstChildElement("testsuite"); suite;
-       suite = suite->NextSiblingElement("testsuite")) {
-    for (auto* tc = suite->FirstChildElement("testcase"); tc;
-         tc = tc->NextSiblingElement("testcase")) {
+  for (const xmlNode* suite : children(root, "testsuite")) {
+    for (const xmlNode* tc : children(suite, "testcase")) {
       // A case GoogleTest listed but did not run carries no verdict.
       if (attr(tc, "status") == "notrun" || attr(tc, "result") == "suppressed") continue;
       GtestCase c;
@@ -140,13 +123,13 @@ std::vector<GtestCase> parse_gtest_xml(const std::string& xml, const std::string
         c.promise = param.substr(at + 9);
       if (c.timestamp.empty()) c.timestamp = attr(suite, "timestamp");
       if (c.timestamp.empty()) c.timestamp = attr(root, "timestamp");
-      for (auto* f = tc->FirstChildElement("failure"); f; f = f->NextSiblingElement("failure")) {
+      for (const xmlNode* f : children(tc, "failure")) {
         std::string text = all_text(f);
         if (trim(text).empty()) text = attr(f, "message");
         if (trim(text).empty()) text = "(GoogleTest recorded a failure without text)";
         c.failures.push_back(std::move(text));
       }
-      const auto* skip = tc->FirstChildElement("skipped");
+      const xmlNode* skip = child(tc, "skipped");
       c.skipped = attr(tc, "result") == "skipped" || skip != nullptr;
       if (skip) {
         c.skip_text = all_text(skip);
@@ -206,8 +189,8 @@ GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::str
       if (mark) {
         for (StartedCase& c : read_started_mark(path)) index.add_started(std::move(c));
       } else {
-        for (GtestCase& c : parse_gtest_xml(read_file(path), path.string()))
-          index.add(std::move(c));
+        const std::string xml = read_input(path.string(), "GoogleTest output");
+        for (GtestCase& c : parse_gtest_xml(xml, path.string())) index.add(std::move(c));
       }
     } catch (const InputError& e) {
       warnings.push_back(std::string("ignored ") + e.what());

@@ -4,7 +4,6 @@
 #include "junit_verdict.hpp"
 
 #include <gtest/gtest.h>
-#include <tinyxml2.h>
 #include <unistd.h>
 
 #include <filesystem>

@@ -1,12 +1,14 @@
-// The report as data, before it is written: suites of cases, each with its verdict and the text
-// a reviewer reads, and the run's certificate. The converter (junit_verdict) makes one, the
-// writer (junit_write) writes it as JUnit that validates against junit-10.xsd.
+// The run's results as one model: suites of cases, each with its verdict and the text a reviewer
+// reads, and the run's certificate. The converter (junit_verdict), the fleet view (fleet) and the
+// reader of a written report (junit_xml, for merging) make one; junit.xml (junit_xml),
+// summary.md (summary) and index.html (html_page) are all rendered from it.
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kd::junit {
@@ -43,9 +45,18 @@ inline constexpr const char* kPromisePrefix = "Promise: ";
 inline constexpr const char* kDeclaredPrefix = "Case declared at ";
 
 struct ReportSuite {
-  std::string name;
+  std::string name;  // the layer (a fleet's: the node); written as "<name> [<variant>]"
   std::vector<ReportCase> cases;
+  // Set by seal() (or read from a written report): the suite's variant and its properties
+  // (the certificate's facts, kernodeck.variant among them), and its time when read.
+  std::string variant = {};
+  std::vector<std::pair<std::string, std::string>> properties = {};
+  std::optional<double> time = {};
 };
+
+// The layers of the contract, bottom up, in the order the check walks them: each needs the one
+// below to hold. The one list the page's ladder and the fleet view use.
+inline constexpr const char* kLayers[] = {"import", "backend", "device", "compute"};
 
 struct Counts {
   std::size_t tests = 0, passed = 0, failures = 0, errors = 0, skipped = 0;
@@ -104,5 +115,10 @@ struct Report {
 
   Counts counts() const;
 };
+
+// Completes a built report for rendering: the certificate's case first (when it has a
+// certificate), each suite's variant and properties, and every text made safe for XML 1.0
+// (attributes on one line), so that the XML, the summary and the page all show the same words.
+void seal(Report& report);
 
 }  // namespace kd::junit

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <tinyxml2.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -10,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "junit_causes.hpp"
+#include "cause_coverage.hpp"
 #include "junit_report.hpp"
+#include "junit_xml.hpp"
 
 namespace kd::junit::testing {
 
@@ -61,11 +61,55 @@ inline std::string replace_once(std::string text, const std::string& from, const
   return text;
 }
 
-inline std::vector<std::string> attribute_of_each(const tinyxml2::XMLElement* parent, const char* child,
-                                           const char* attribute) {
+// The next sibling element named `name` (any for nullptr), or nullptr.
+inline const xmlNode* next_element(const xmlNode* node, const char* name = nullptr) {
+  for (node = node != nullptr ? node->next : nullptr; node != nullptr; node = node->next)
+    if (node->type == XML_ELEMENT_NODE && (name == nullptr || is_element(node, name))) return node;
+  return nullptr;
+}
+
+// The first child element named `name` (any for nullptr), or nullptr.
+inline const xmlNode* first_element(const xmlNode* parent, const char* name = nullptr) {
+  const std::vector<const xmlNode*> all = children(parent, name);
+  return all.empty() ? nullptr : all.front();
+}
+
+// The attribute's value, valid while its document lives; nullptr when it is absent.
+inline const char* attribute(const xmlNode* element, const char* name) {
+  if (element == nullptr) return nullptr;
+  const xmlAttr* a = xmlHasProp(element, reinterpret_cast<const xmlChar*>(name));
+  if (a == nullptr) return nullptr;
+  return a->children != nullptr ? reinterpret_cast<const char*>(a->children->content) : "";
+}
+
+// The element's first child's text, or nullptr when it holds none.
+inline const char* text_of(const xmlNode* element) {
+  const xmlNode* first = element != nullptr ? element->children : nullptr;
+  if (first == nullptr || (first->type != XML_TEXT_NODE && first->type != XML_CDATA_SECTION_NODE))
+    return nullptr;
+  return reinterpret_cast<const char*>(first->content);
+}
+
+inline const char* name_of(const xmlNode* element) {
+  return reinterpret_cast<const char*>(element->name);
+}
+
+// The root's element name and attributes as a dashboard reads them: "testsuites tests=4
+// failures=1 errors=1 skipped=(none) time=3.000" (junit-10.xsd allows no skipped there).
+inline std::string root_counts(const xmlNode* root) {
+  std::string out = name_of(root);
+  for (const char* name : {"tests", "failures", "errors", "skipped", "time"}) {
+    const char* value = attribute(root, name);
+    out += std::string(" ") + name + "=" + (value != nullptr ? value : "(none)");
+  }
+  return out;
+}
+
+inline std::vector<std::string> attribute_of_each(const xmlNode* parent, const char* child_name,
+                                                  const char* name) {
   std::vector<std::string> values;
-  for (const auto* e = parent->FirstChildElement(child); e; e = e->NextSiblingElement(child))
-    values.emplace_back(e->Attribute(attribute) ? e->Attribute(attribute) : "(none)");
+  for (const xmlNode* e : children(parent, child_name))
+    values.emplace_back(attribute(e, name) ? attribute(e, name) : "(none)");
   return values;
 }
 
@@ -128,11 +172,27 @@ inline const char* const kSampleCauses = R"json([
 
 inline Causes sample_causes() { return parse_causes(kSampleCauses, "sample"); }
 
+// The check's report of this text.
+inline CheckReport check(const std::string& text) { return parse_check_report(text); }
+
+// The check's report of a case that failed with `type` in its error.
+inline CheckReport check_naming(const std::string& type, const std::string& message);
+
+// The report as it is rendered: its certificate's case added, its suites' properties set.
+inline Report sealed(Report report) {
+  seal(report);
+  return report;
+}
+
 // The check's JSON report of a case that failed with `type` in its error.
 inline std::string report_naming(const std::string& type, const std::string& message) {
   return "{\"tool\": {\"name\": \"kernodeck-diagnostic\"}, \"status\": \"failed\", "
          "\"message\": \"" + message + "\", \"error\": {\"type\": \"" + type +
          "\", \"message\": \"runtime error\"}}";
+}
+
+inline CheckReport check_naming(const std::string& type, const std::string& message) {
+  return check(report_naming(type, message));
 }
 
 }  // namespace kd::junit::testing

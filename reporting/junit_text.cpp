@@ -5,9 +5,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <system_error>
 #include <locale>
 #include <sstream>
 
+#include "junit_report.hpp"
+#include "util/files.hpp"
 #include "util/text.hpp"
 
 namespace kd::junit {
@@ -105,19 +111,43 @@ std::string plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-const nlohmann::json* field_at(const nlohmann::json& doc, const char* pointer) {
-  const nlohmann::json::json_pointer p(pointer);
-  return doc.contains(p) ? &doc.at(p) : nullptr;
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else {
+      out += c == '\n' || c == '\r' || c == '\t' ? ' ' : c;
+    }
+  }
+  return out;
 }
 
-std::string text_at(const nlohmann::json& doc, const char* pointer) {
-  const nlohmann::json* v = field_at(doc, pointer);
-  return v && v->is_string() ? v->get<std::string>() : std::string();
+std::optional<std::string> read_text(const std::string& path) {
+  return kd::read_file(path, std::numeric_limits<std::size_t>::max());
 }
 
-bool made_by_real_probe(const nlohmann::json& report) {
-  const std::string probe = text_at(report, "/tool/probe");
-  return probe == "libtorch" || probe == "stable_abi";
+std::string read_input(const std::string& path, const char* what) {
+  std::optional<std::string> content = read_text(path);
+  if (!content) throw InputError(std::string("cannot read ") + what + " " + path);
+  return *content;
+}
+
+void write_output(const std::string& path, const std::string& content) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError("cannot write " + temporary);
+    out << content;
+    out.close();
+    if (!out) throw InputError("cannot write " + temporary);
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw InputError("cannot write " + path);
+  }
 }
 
 std::string one_line(std::string_view text) {
@@ -127,8 +157,6 @@ std::string one_line(std::string_view text) {
   }
   return line;
 }
-
-// ---- text helpers ----------------------------------------------------------------------------
 
 std::string xml_safe(std::string_view text) {
   std::string out;

@@ -1,12 +1,13 @@
-// Text helpers the JUnit converter's parts share: numbers and times as the report writes them,
-// the lines of GoogleTest's messages, and what XML 1.0 may carry.
+// Text helpers the report writer's parts share: numbers and times as the report writes them,
+// the lines of GoogleTest's messages, what XML 1.0 and Markdown may carry, and files read and
+// written whole.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
 
 namespace kd::junit {
 
@@ -39,16 +40,18 @@ std::string console_skip_text(std::string_view output);
 // "1 case", "2 cases".
 std::string plural(std::size_t n, const char* one, const char* many);
 
-// The value at a JSON pointer of a report; nullptr where there is none.
-const nlohmann::json* field_at(const nlohmann::json& doc, const char* pointer);
+// Newlines, tabs and '|' made safe for one cell of a Markdown table.
+std::string markdown_cell(std::string_view text);
 
-// The text at a JSON pointer of a report; empty where there is none or it is not text.
-std::string text_at(const nlohmann::json& doc, const char* pointer);
+// The whole file; nullopt when it cannot be read.
+std::optional<std::string> read_text(const std::string& path);
 
-// Whether a check's report was made by one of its real probes (tool.probe "libtorch", the
-// compiled probe, or "stable_abi"), not through the fault-injection seam ("override"): only
-// those tell facts of the machine.
-bool made_by_real_probe(const nlohmann::json& report);
+// The whole file; an InputError naming `what` and the path when it cannot be read.
+std::string read_input(const std::string& path, const char* what);
+
+// Written to "<path>.tmp" and renamed, so that a dashboard never reads half of it; an
+// InputError when it cannot be.
+void write_output(const std::string& path, const std::string& content);
 
 // Newlines and tabs as spaces.
 std::string one_line(std::string_view text);

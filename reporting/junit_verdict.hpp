@@ -13,8 +13,15 @@
 
 namespace kd::junit {
 
-// `infos` may be empty (no --ctest-tests): gtest tests are then recognised by their XML or by
-// GoogleTest's banner in the captured output, and a timeout cannot be told from a crash.
+// Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
+// exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
+// error), while a plain program that failed simply failed (a failure). With `infos` (publish
+// --ctest-tests), a test is a GoogleTest test when its command holds --gtest_filter= or
+// --gtest_output= (what gtest_discover_tests and gtest_add_tests generate); its TIMEOUT tells a
+// timeout (elapsed time reached it) from a crash, and the --gtest_filter value gives the
+// GoogleTest name even under a TEST_PREFIX. `infos` may be empty: gtest tests are then
+// recognised by their XML or by GoogleTest's banner in the captured output, and a timeout
+// cannot be told from a crash. CI passes --ctest-tests.
 Report convert(const CtestRun& run, const GtestIndex& gtest,
                const std::map<std::string, TestInfo>& infos, const std::string& title);
 

@@ -2,12 +2,20 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
+#include "certificate.hpp"
 #include "commit_mark.hpp"
+#include "fleet.hpp"
+#include "html_page.hpp"
 #include "junit_checks.hpp"
-#include "junit_files.hpp"
+#include "junit_inputs.hpp"
+#include "junit_text.hpp"
+#include "junit_verdict.hpp"
+#include "junit_xml.hpp"
 #include "published_scan.hpp"
+#include "summary.hpp"
 
 namespace kd::junit {
 namespace {
@@ -18,29 +26,57 @@ std::string within(const std::string& folder, const char* file) {
   return (fs::path(folder) / file).string();
 }
 
-// The report of the run or of the merged reports, written into the reports folder.
-Written write_report(const PublishOptions& o, const PublishEnvironment& env, std::ostream& log) {
-  const PathScrub scrub = path_scrub(o.source_root, {env.temporary});
-  const OutputFiles out{within(o.reports, "junit.xml"), within(o.reports, "summary.md"),
-                        within(o.reports, "index.html")};
-  const Causes causes = read_causes(o.causes);
-  if (o.causes.empty())
-    log << "kernodeck-junit: no cause catalogue (--causes): summary.md and index.html name no "
-           "cause\n";
+// A report with the check's report of each of its cases.
+struct Model {
+  Report report;
+  CaseReports cases;
+};
+
+// CTest's run and GoogleTest's XML as one report, with its certificate from the cases/ folder.
+Model run_model(const Options& o, const PublishEnvironment& env, const PathScrub& scrub,
+                std::ostream& log) {
+  std::vector<std::string> notes;
+  const GtestIndex gtest = load_gtest_dir(o.gtest_xml, notes);
+  const CtestRun run = o.ctest_junit.empty()
+                           ? run_from_started(gtest)
+                           : parse_ctest_junit(read_input(o.ctest_junit, "CTest JUnit"));
+  std::map<std::string, TestInfo> infos;
+  if (!o.ctest_tests.empty())
+    infos = parse_ctest_tests_json(read_input(o.ctest_tests, "CTest test list"));
+  Model m{convert(run, gtest, infos, o.title), {}};
+  m.report.variant = o.variant;
+  const std::string cases_dir = within(o.reports, "cases");
   std::error_code ec;
-  fs::create_directories(o.reports, ec);
-  if (!o.merge.empty()) return write_merged(o.merge, o.title, scrub, out, causes, log);
-  RunInputs run;
-  run.gtest_dir = o.gtest_xml;
-  run.ctest_junit = o.ctest_junit;
-  run.ctest_tests = o.ctest_tests;
-  run.variant = o.variant;
-  run.title = o.title;
-  run.cases_dir = within(o.reports, "cases");
-  fs::create_directories(run.cases_dir, ec);  // a run whose cases wrote no report has none
-  run.commit = !o.commit.empty() ? o.commit : commit_mark(o.source_root).value_or("");
-  run.gpu_declared = env.gpu_declared ? "yes" : "no";
-  return write_run(run, scrub, out, causes, log);
+  fs::create_directories(cases_dir, ec);  // a run whose cases wrote no report has none
+  m.cases = read_check_reports(cases_dir, scrub, /*missing_ok=*/false);
+  Certificate certificate = certificate_of(m.cases, notes);
+  certificate.commit =
+      !o.commit.empty() ? o.commit : commit_mark(o.source_root).value_or("unknown");
+  certificate.gpu_declared = env.gpu_declared ? "yes" : "no";
+  m.report.certificate = certificate;
+  for (const std::string& note : notes) log << "kernodeck-junit: " + note + "\n";
+  localize(m.report, scrub);
+  seal(m.report);
+  return m;
+}
+
+// The reports to merge read into one, their suites in the order given; each case's JSON report
+// from the cases/ folder beside its report, keyed "<variant>/<layer>.<id>" (the variant its
+// suites name) so that the same case of two variants keeps its own.
+Model merged_model(const Options& o, const PathScrub& scrub, std::ostream& log) {
+  Model m;
+  std::vector<Report> inputs;
+  for (const std::string& path : o.merge) {
+    inputs.push_back(read_junit(read_input(path, "report"), path));
+    const std::string variant =
+        inputs.back().suites.empty() ? "" : inputs.back().suites.front().variant;
+    for (auto& [key, r] : read_check_reports(fs::path(path).parent_path() / "cases", scrub))
+      m.cases[variant.empty() ? key : variant + "/" + key] = std::move(r);
+  }
+  std::vector<std::string> warnings;
+  m.report = merge_reports(std::move(inputs), o.merge, o.title, warnings);
+  for (const std::string& warning : warnings) log << "kernodeck-junit: warning: " + warning + "\n";
+  return m;
 }
 
 // One whole line at a time: CTest merges a test's stdout and stderr as they arrive, and a line
@@ -65,8 +101,8 @@ bool check_schema(const std::string& file, const std::string& xml, std::ostream&
   return false;
 }
 
-bool check_skips(const std::string& file, const std::string& xml, std::ostream& log) {
-  const std::vector<std::string> cases = reasonless_skips(xml);
+bool check_skips(const std::string& file, const Report& report, std::ostream& log) {
+  const std::vector<std::string> cases = reasonless_skips(report);
   if (cases.empty()) {
     say(log, "kernodeck-junit: every skip in " + file + " says why");
     return true;
@@ -79,7 +115,7 @@ bool check_skips(const std::string& file, const std::string& xml, std::ostream& 
 }
 
 // Nothing in the reports folder names this machine: its folders, HOME, host or user name.
-bool check_machine(const PublishOptions& o, std::ostream& log) {
+bool check_machine(const Options& o, std::ostream& log) {
   if (!o.no_machine_scan.empty()) {
     say(log, "kernodeck-junit: " + o.reports +
                  " is not held against this machine's details: " + o.no_machine_scan);
@@ -116,15 +152,46 @@ PublishEnvironment environment_of_this_process() {
   return env;
 }
 
-Published publish(const PublishOptions& options, const PublishEnvironment& environment,
-                  std::ostream& log) {
-  const Written written = write_report(options, environment, log);
-  const std::string file = within(options.reports, "junit.xml");
-  Published published{written.counts, check_schema(file, written.xml, log)};
+Published publish(const Options& o, const PublishEnvironment& environment, std::ostream& log) {
+  std::vector<std::string> hidden = o.hide;
+  hidden.push_back(environment.temporary);
+  const PathScrub scrub = path_scrub(o.source_root, hidden);
+  const Causes causes = read_causes(o.causes);
+  if (o.causes.empty())
+    log << "kernodeck-junit: no cause catalogue (--causes): summary.md and index.html name no "
+           "cause\n";
+  std::error_code ec;
+  fs::create_directories(o.reports, ec);
+  const Model m =
+      o.merge.empty() ? run_model(o, environment, scrub, log) : merged_model(o, scrub, log);
+  const std::string file = within(o.reports, "junit.xml");
+  const std::string xml = write_junit(m.report);
+  write_output(file, xml);
+  write_output(within(o.reports, "summary.md"), summary_markdown(m.report, m.cases, causes));
+  write_output(within(o.reports, "index.html"), certificate_html(m.report, m.cases, causes));
+  Published published{m.report.counts(), check_schema(file, xml, log)};
   // A skip is judged in a report the schema accepts, as dashboards would read it.
-  if (published.held) published.held = check_skips(file, written.xml, log);
-  published.held = check_machine(options, log) && published.held;
+  if (published.held) published.held = check_skips(file, m.report, log);
+  published.held = check_machine(o, log) && published.held;
   return published;
+}
+
+Counts publish_fleet(const Options& o, std::ostream& log) {
+  std::vector<std::string> expected = o.expect;
+  for (const std::string& file : o.expect_files) {
+    const std::vector<std::string> listed = parse_expected(read_input(file, "expected list"));
+    expected.insert(expected.end(), listed.begin(), listed.end());
+  }
+  const Causes causes = read_causes(o.causes);
+  Fleet fleet = read_fleet(o.fleet, expected);
+  for (const std::string& warning : fleet.warnings)
+    log << "kernodeck-junit: warning: " << warning << '\n';
+  if (!o.commit.empty()) fleet.facts.commit = o.commit;
+  const Report report = fleet_report(fleet, o.title);
+  write_output(o.output, write_junit(report));
+  if (!o.summary.empty()) write_output(o.summary, fleet_markdown(fleet, report, causes));
+  if (!o.html.empty()) write_output(o.html, fleet_html(fleet, report, causes));
+  return report.counts();
 }
 
 }  // namespace kd::junit

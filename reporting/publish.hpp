@@ -5,7 +5,7 @@
 // reports folder names this machine. ci/common.sh, the conformance run's cleanup test
 // (cmake/KernodeckConformanceReport.cmake) and ci/gpu-proof all call it.
 //
-//   PublishOptions o;
+//   Options o;
 //   o.reports = "reports/debian"; o.source_root = "."; o.gtest_xml = "build-debian/gtest-xml";
 //   o.causes = "build-debian/causes.json";
 //   Published p = publish(o, environment_of_this_process(), std::cerr);
@@ -20,7 +20,8 @@
 
 namespace kd::junit {
 
-struct PublishOptions {
+// What the command line asked for: publish's options, and --fleet's.
+struct Options {
   // Where junit.xml, summary.md and index.html go; a run's certificate is learned from the
   // check's reports in its cases/ folder.
   std::string reports;
@@ -38,12 +39,17 @@ struct PublishOptions {
   // The commit the run certifies; empty: git is asked (commit_mark), "unknown" outside a git
   // work tree. A packed kit, which has no git tree, gives the commit it was packed from.
   std::string commit;
+  // Folders whose paths are shown as "<name>/..." besides the temporary folder.
+  std::vector<std::string> hide;
   // Folders of this machine besides the source root (the build tree) that nothing published may
   // name.
   std::vector<std::string> machine_paths;
   // Why the reports folder is not held against this machine's details (a caller that replaces
   // them itself afterwards); empty: it is.
   std::string no_machine_scan;
+  // --fleet: the folder of the check's reports, the units expected, and what to write.
+  std::string fleet, output, summary, html;
+  std::vector<std::string> expect, expect_files;
 };
 
 // What the pipeline takes from its environment.
@@ -63,7 +69,10 @@ struct Published {
 // Writes the report and runs every check, printing each verdict to `log` (what it found when a
 // check fails). An input that cannot be read, or a report that cannot be written, is an
 // InputError; a check that fails is `held` false, after every check has run.
-Published publish(const PublishOptions& options, const PublishEnvironment& environment,
+Published publish(const Options& options, const PublishEnvironment& environment,
                   std::ostream& log);
+
+// --fleet: the fleet's junit.xml, and its summary and page when asked (fleet.hpp); its counts.
+Counts publish_fleet(const Options& options, std::ostream& log);
 
 }  // namespace kd::junit

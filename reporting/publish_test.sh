@@ -109,16 +109,28 @@ said "kernodeck-junit: FAILED: $work/bare/junit.xml: cases skipped without a rea
 said "kernodeck-junit: nothing in $work/bare names this machine (3 published files)"
 said "kernodeck-junit: no cause catalogue (--causes): summary.md and index.html name no cause"
 
-# 3. A report the schema refuses: a merged input whose suite time is "-0", which the merge reads
-#    as a number and junit-10.xsd's time pattern does not allow.
-mkdir -p "$work/bad"
+# 3. A report the schema refuses. A merged input whose suite time is "-0", which junit-10.xsd's
+#    time pattern does not allow, is refused as it is read, naming the file and why; two inputs
+#    whose times are each near the largest number sum to more (infinity): the report written
+#    then does not validate, and publish says so.
+mkdir -p "$work/bad" "$work/huge"
 sed 's/<testsuite name="cli \[v\]" \(.*\) time="[0-9.]*"/<testsuite name="cli [v]" \1 time="-0"/' \
   "$reports/junit.xml" >"$work/bad/junit.xml"
 grep -q 'time="-0"' "$work/bad/junit.xml" || fail "could not make the refused report"
-publish --reports "$work/merged" --merge "$work/bad/junit.xml" --source-root "$source_root"
+publish --reports "$work/refused" --merge "$work/bad/junit.xml" --source-root "$source_root"
+[[ $status == 1 ]] || fail "a merged input the schema refuses exited $status"
+grep -q "^kernodeck-junit: error: $work/bad/junit.xml is not a report kernodeck-junit wrote: it does not validate against junit-10.xsd: line [0-9]*: Element 'testsuite', attribute 'time': .*'-0'" "$work/err" ||
+  fail "the refused input is not named with why: $(cat "$work/err")"
+[[ ! -e $work/refused/junit.xml ]] || fail "a refused input still wrote junit.xml"
+huge=1$(printf '0%.0s' {1..308})
+sed "s/<testsuites \(.*\) time=\"[0-9.]*\"/<testsuites \1 time=\"$huge\"/" "$reports/junit.xml" \
+  >"$work/huge/junit.xml"
+grep -q "time=\"$huge\"" "$work/huge/junit.xml" || fail "could not make the huge report"
+publish --reports "$work/merged" --merge "$work/huge/junit.xml" "$work/huge/junit.xml" \
+  --source-root "$source_root"
 [[ $status == 1 ]] || fail "a report the schema refuses exited $status"
 said "kernodeck-junit: FAILED: $work/merged/junit.xml does not validate against junit-10.xsd:"
-grep -q "^  line [0-9]*: Element 'testsuite', attribute 'time': .*'-0'" "$work/err" ||
+grep -q "^  line [0-9]*: Element 'testsuites', attribute 'time': .*'inf'" "$work/err" ||
   fail "the refusal does not say why: $(cat "$work/err")"
 
 # 4. A published file that names this machine fails the run; --no-machine-scan says why not.

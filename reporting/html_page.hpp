@@ -5,23 +5,16 @@
 // and last the causes the check tells apart, each marked with the cases of the run that met it.
 #pragma once
 
-#include <filesystem>
-#include <map>
 #include <string>
 #include <string_view>
 
-#include "junit_causes.hpp"
-#include "junit_localize.hpp"
+#include "cause_coverage.hpp"
+#include "junit_report.hpp"
 
 namespace kd::junit {
 
 // `text` with & < > " ' as character references.
 std::string html_escape(std::string_view text);
-
-// Each *.json of `dir` (the check's own reports, "<layer>.<case id>.json"), keyed by its name
-// without ".json", with its paths made relative or anonymous. A missing folder gives none.
-std::map<std::string, std::string> read_case_json(const std::filesystem::path& dir,
-                                                  const PathScrub& scrub);
 
 // A page of many machines (kernodeck-junit --fleet) gives `parts`: a view shown above the
 // environment, and its own ladder (<ol id="ladder">) in place of the one counted from the
@@ -31,7 +24,7 @@ struct PageParts {
   std::string ladder;
 };
 
-// The page of a report write_junit or merge_reports wrote: the four layers of the contract
+// The page of a sealed or read report: the four layers of the contract
 // (import, backend, device, compute) with their state, then every case by layer with the promise
 // it recorded ("Promise: ..." first in its system-out), its verdict, its skip reason or failure,
 // and its JSON report in <details>: from `case_json` (report_of_case). Where that report's
@@ -43,7 +36,7 @@ struct PageParts {
 // For tests: <main id="certificate"> carries data-tests, data-passed, data-failed,
 // data-errors and data-skipped (of every case in the report, the certificate's own included,
 // as summary_line counts them); the facts are rows of <table id="environment">.
-std::string certificate_html(const std::string& junit_xml, const CaseReports& case_json,
+std::string certificate_html(const Report& report, const CaseReports& case_json,
                              const Causes& causes, const PageParts& parts = {});
 
 }  // namespace kd::junit

@@ -1,10 +1,9 @@
-// Covers junit_html.hpp: the certificate as a self-contained page.
-#include "junit_html.hpp"
-#include "junit_certificate.hpp"
-#include "junit_write.hpp"
+// Covers html_page.hpp: the certificate as a self-contained page.
+#include "html_page.hpp"
+#include "certificate.hpp"
+#include "junit_xml.hpp"
 
 #include <gtest/gtest.h>
-#include <tinyxml2.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -36,12 +35,12 @@ Report html_report() {
   ReportCase gpu{"device", "gpu", 1, Verdict::Passed, "", "", "", ""};
   report.suites.push_back({"import", {bad}});
   report.suites.push_back({"device", {gpu}});
-  add_certificate_case(report);
+  seal(report);
   return report;
 }
 
 TEST(JunitHtml, CountsEnvironmentAndLadderAreInTheDom) {
-  const std::string html = certificate_html(write_junit(html_report()), {}, {});
+  const std::string html = certificate_html(html_report(), {}, {});
   // certificate (failed: a case failed), cli ok, cli gpu (skipped), import bad, device gpu.
   EXPECT_NE(html.find("<main id=\"certificate\" data-tests=\"5\" data-passed=\"2\" "
                       "data-failed=\"2\" data-errors=\"0\" data-skipped=\"1\" "
@@ -71,7 +70,6 @@ TEST(JunitHtml, CountsEnvironmentAndLadderAreInTheDom) {
   EXPECT_NE(html.find("No cause catalogue given (kernodeck-junit without --causes)."),
             std::string::npos)
       << html;
-  EXPECT_THROW(certificate_html("not xml", {}, {}), InputError);
 }
 
 TEST(JunitHtml, EmbedsEachCaseJsonAndItsRecordedPromiseWithoutAbsolutePaths) {
@@ -88,14 +86,14 @@ TEST(JunitHtml, EmbedsEachCaseJsonAndItsRecordedPromiseWithoutAbsolutePaths) {
   PathScrub scrub;
   scrub.source_root = root;
   scrub.prefixes.emplace_back(tmp, "<tmp>");
-  const auto json = read_case_json(scratch.dir / "cases", scrub);
+  const auto json = read_check_reports(scratch.dir / "cases", scrub);
   ASSERT_EQ(json.count("import.bad"), 1u);
   Report report = html_report();
   ReportCase& bad = report.suites.at(2).cases.at(0);
   ASSERT_EQ(bad.name, "bad");
   bad.promise = "a promise that <holds>";
   bad.body += "\nCase declared at suites/import_cases.cpp:1";
-  const std::string html = certificate_html(write_junit(report), json, {});
+  const std::string html = certificate_html(report, json, {});
   const std::size_t at = html.find("<div class=\"case\" data-case=\"import.bad\"");
   ASSERT_NE(at, std::string::npos) << html;
   EXPECT_NE(html.find("Promise: a promise that &lt;holds&gt;", at), std::string::npos) << html;
@@ -113,6 +111,20 @@ TEST(JunitHtml, EmbedsEachCaseJsonAndItsRecordedPromiseWithoutAbsolutePaths) {
   ASSERT_NE(gpu, std::string::npos);
   EXPECT_EQ(html.find("Promise:", gpu), std::string::npos) << html;
   EXPECT_EQ(html.find("another one"), std::string::npos) << html;
+  EXPECT_EQ(html.find(scratch.dir.string()), std::string::npos) << html;
+}
+
+TEST(JunitHtml, WhatTheCheckSaidOfACauseNamesNoPathOfThisMachine) {
+  Scratch scratch("said");
+  const fs::path root = scratch.dir / "src";
+  scratch.write("cases/import.bad.json",
+                report_naming("LoaderError", "cannot load " + root.string() + "/lib/libc10.so"));
+  PathScrub scrub;
+  scrub.source_root = root;
+  const std::string html =
+      certificate_html(html_report(), read_check_reports(scratch.dir / "cases", scrub),
+                       sample_causes());
+  EXPECT_NE(html.find("The check said: cannot load lib/libc10.so"), std::string::npos) << html;
   EXPECT_EQ(html.find(scratch.dir.string()), std::string::npos) << html;
 }
 
@@ -145,10 +157,10 @@ struct CausePage {
     report.suites.at(2).cases.push_back({"import", "odd", 1, Verdict::Failure, "assertion",
                                          "odd exit", "the body", ""});
     const CaseReports json{
-        {"import.bad", report_naming("LoaderError", "libtorch was found but <failed> to load.")},
-        {"import.odd", report_naming("TorchMissing", "libtorch was not found.")},
-        {"device.gpu", report_naming("NoDeviceNodes", "No usable GPU.")}};
-    html = certificate_html(write_junit(report), json, causes);
+        {"import.bad", check_naming("LoaderError", "libtorch was found but <failed> to load.")},
+        {"import.odd", check_naming("TorchMissing", "libtorch was not found.")},
+        {"device.gpu", check_naming("NoDeviceNodes", "No usable GPU.")}};
+    html = certificate_html(report, json, causes);
   }
 };
 

@@ -1,35 +1,21 @@
-#include "junit_html.hpp"
-
-#include <tinyxml2.h>
+#include "html_page.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <limits>
 #include <map>
 #include <optional>
-#include <set>
 #include <sstream>
-#include <system_error>
 #include <vector>
 
-#include "junit_report.hpp"
-#include "junit_xml.hpp"
-#include "util/files.hpp"
+#include "certificate.hpp"
+#include "summary.hpp"
 
 namespace kd::junit {
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-  return kd::read_file(path.string(), std::numeric_limits<std::size_t>::max()).value_or("");
-}
-
-// The layers of the contract, bottom up: each needs the one below to hold.
-const char* const kLadder[] = {"import", "backend", "device", "compute"};
-
 struct HtmlCase {
   std::string variant, layer, id, verdict, message, body, promise, declared;
   std::string anchor;                      // the id of its element, "case-<n>"
-  const std::string* json = nullptr;       // the check's report of it, when there is one
+  const CheckReport* json = nullptr;       // the check's report of it, when there is one
   std::optional<MetCause> cause;           // the catalogue's cause that report names
 };
 
@@ -117,17 +103,6 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::map<std::string, std::string> read_case_json(const std::filesystem::path& dir,
-                                                  const PathScrub& scrub) {
-  std::map<std::string, std::string> out;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator d(dir, ec), end; !ec && d != end; d.increment(ec)) {
-    if (d->path().extension() != ".json") continue;
-    out[d->path().stem().string()] = scrub_paths(read_file(d->path()), scrub);
-  }
-  return out;
-}
-
 namespace {
 
 // What the page shows, read from the report.
@@ -142,68 +117,43 @@ struct HtmlReport {
   std::map<std::string, LayerState> layers;
 };
 
-// A suite's variant; its other properties become facts of that variant.
-std::string read_suite_facts(const tinyxml2::XMLElement* suite, HtmlReport& r) {
-  const std::string variant = suite_variant(suite);
-  std::vector<std::pair<std::string, std::string>> props;
-  if (const auto* ps = suite->FirstChildElement("properties")) {
-    for (const auto* p = ps->FirstChildElement("property"); p;
-         p = p->NextSiblingElement("property")) {
-      props.emplace_back(attr(p, "name"), attr(p, "value"));
-    }
-  }
-  if (std::find(r.variants.begin(), r.variants.end(), variant) == r.variants.end())
-    r.variants.push_back(variant);
-  for (const auto& [name, value] : props) {
+// A suite's variant, and its other properties as facts of that variant.
+void add_suite_facts(const ReportSuite& suite, HtmlReport& r) {
+  if (std::find(r.variants.begin(), r.variants.end(), suite.variant) == r.variants.end())
+    r.variants.push_back(suite.variant);
+  for (const auto& [name, value] : suite.properties) {
     if (name == kVariantProperty) continue;
     if (!r.facts.count(name)) r.fact_order.push_back(name);
-    r.facts[name].emplace(variant, value);
+    r.facts[name].emplace(suite.variant, value);
   }
-  return variant;
 }
 
-HtmlCase read_case(const tinyxml2::XMLElement* tc, const std::string& variant) {
-  HtmlCase c;
-  c.variant = variant;
-  c.layer = attr(tc, "classname");
-  if (c.layer.rfind(kClassPrefix, 0) == 0) c.layer = c.layer.substr(std::string(kClassPrefix).size());
-  c.id = attr(tc, "name");
-  c.verdict = "passed";
-  const std::string system_out = all_text(tc->FirstChildElement("system-out"));
-  if (system_out.rfind(kPromisePrefix, 0) == 0) {
-    const std::size_t begin = std::string(kPromisePrefix).size();
-    c.promise = system_out.substr(begin, system_out.find('\n') - begin);
+const char* verdict_word(Verdict v) {
+  switch (v) {
+    case Verdict::Failure: return "failed";
+    case Verdict::Error: return "error";
+    case Verdict::Skipped: return "skipped";
+    case Verdict::Passed: break;
   }
-  if (const std::size_t at = system_out.find(kDeclaredPrefix); at != std::string::npos) {
-    const std::size_t begin = at + std::string(kDeclaredPrefix).size();
-    c.declared = system_out.substr(begin, system_out.find('\n', begin) - begin);
-  }
-  for (const char* v : {"failure", "error", "skipped"}) {
-    if (const auto* e = tc->FirstChildElement(v)) {
-      c.verdict = std::string(v) == "failure" ? "failed" : v;
-      c.message = attr(e, "message");
-      c.body = all_text(e);
-    }
-  }
-  return c;
+  return "passed";
 }
 
 // Counts a case, and files it under its layer, or as a certificate's statement.
-void add_case(const tinyxml2::XMLElement* tc, HtmlCase c, HtmlReport& r) {
-  ++r.counts.tests;
-  if (c.verdict == "failed") ++r.counts.failures;
-  else if (c.verdict == "error") ++r.counts.errors;
-  else if (c.verdict == "skipped") ++r.counts.skipped;
-  else ++r.counts.passed;
-  if (attr(tc, "classname") == std::string(kClassPrefix) + "certificate") {
-    // A failing certificate's body repeats its message on line one.
-    const std::string out = all_text(tc->FirstChildElement("system-out"));
-    const std::size_t eol = c.body.find('\n');
-    r.certificates.emplace_back(c.variant, !out.empty()                ? out
-                                           : eol == std::string::npos ? c.body
-                                                                      : c.body.substr(eol + 1));
+void add_case(const ReportCase& rc, const std::string& variant, HtmlReport& r) {
+  r.counts.add(rc.verdict);
+  if (rc.classname == kCertificateLayer) {
+    r.certificates.emplace_back(variant, certificate_words(rc));
     return;
   }
+  HtmlCase c;
+  c.variant = variant;
+  c.layer = rc.classname;
+  c.id = rc.name;
+  c.verdict = verdict_word(rc.verdict);
+  c.message = rc.message;
+  c.body = rc.body;
+  c.promise = rc.promise;
+  c.declared = rc.declared;
   c.anchor = "case-" + std::to_string(r.counts.tests);
   LayerState& state = r.layers[c.layer];
   if (c.verdict == "passed") ++state.passed;
@@ -212,16 +162,12 @@ void add_case(const tinyxml2::XMLElement* tc, HtmlCase c, HtmlReport& r) {
   r.by_layer[c.layer].push_back(std::move(c));
 }
 
-HtmlReport read_html_report(const tinyxml2::XMLElement* root) {
+HtmlReport html_report(const Report& report) {
   HtmlReport r;
-  r.title = attr(root, "name");
-  for (const auto* s = root->FirstChildElement("testsuite"); s;
-       s = s->NextSiblingElement("testsuite")) {
-    const std::string variant = read_suite_facts(s, r);
-    for (const auto* tc = s->FirstChildElement("testcase"); tc;
-         tc = tc->NextSiblingElement("testcase")) {
-      add_case(tc, read_case(tc, variant), r);
-    }
+  r.title = report.title;
+  for (const ReportSuite& s : report.suites) {
+    add_suite_facts(s, r);
+    for (const ReportCase& c : s.cases) add_case(c, s.variant, r);
   }
   return r;
 }
@@ -284,7 +230,7 @@ void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::string&
     return;
   }
   h << "<ol class=\"ladder\" id=\"ladder\">\n";
-  for (const char* layer : kLadder) {
+  for (const char* layer : kLayers) {
     const LayerState s = r.layers.count(layer) ? r.layers.at(layer) : LayerState{};
     h << "<li class=\"" << s.css() << "\" data-layer=\"" << layer << "\" data-state=\""
       << html_escape(s.state()) << "\"><strong>" << layer << "</strong>: " << html_escape(s.state())
@@ -341,14 +287,14 @@ void write_case(std::ostringstream& h, const HtmlCase& c) {
   }
   if (c.json != nullptr) {
     h << "<details class=\"json\"><summary>The check's JSON report</summary><pre>"
-      << html_escape(*c.json) << "</pre></details>\n";
+      << html_escape(c.json->text) << "</pre></details>\n";
   }
   h << "</div>\n";
 }
 
 // The layers as the page shows them: the ladder's first, then the others by name.
 std::vector<std::string> layer_order(const HtmlReport& r) {
-  std::vector<std::string> order(std::begin(kLadder), std::end(kLadder));
+  std::vector<std::string> order(std::begin(kLayers), std::end(kLayers));
   for (const auto& [layer, cases] : r.by_layer)
     if (std::find(order.begin(), order.end(), layer) == order.end()) order.push_back(layer);
   return order;
@@ -435,10 +381,9 @@ void write_causes(std::ostringstream& h, const HtmlReport& r, const Causes& caus
 
 }  // namespace
 
-std::string certificate_html(const std::string& junit_xml, const CaseReports& case_json,
+std::string certificate_html(const Report& junit, const CaseReports& case_json,
                              const Causes& causes, const PageParts& parts) {
-  tinyxml2::XMLDocument doc;
-  HtmlReport report = read_html_report(parse_report_xml(doc, junit_xml));
+  HtmlReport report = html_report(junit);
   attach_reports(report, case_json, causes);
   std::ostringstream h;
   write_head(h, report);

@@ -1,10 +1,9 @@
-// Covers junit_summary.hpp: the Markdown summary of a report.
-#include "junit_summary.hpp"
-#include "junit_certificate.hpp"
-#include "junit_write.hpp"
+// Covers summary.hpp: the Markdown summary of a report.
+#include "summary.hpp"
+#include "certificate.hpp"
+#include "junit_xml.hpp"
 
 #include <gtest/gtest.h>
-#include <tinyxml2.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -22,8 +21,8 @@ using namespace kd::junit::testing;
 
 TEST(JunitSummary, MarkdownHoldsTheCertificateAndEveryReason) {
   Report report = certified_report(true);
-  add_certificate_case(report);
-  const std::string md = summary_markdown(write_junit(report), {}, {});
+  seal(report);
+  const std::string md = summary_markdown(report, {}, {});
   EXPECT_EQ(md.rfind("# kd: certificate\n", 0), 0u) << md;
   EXPECT_NE(md.find("## certificate [pypi]\n"), std::string::npos) << md;
   EXPECT_NE(md.find("NOT CERTIFIED"), std::string::npos) << md;
@@ -35,24 +34,23 @@ TEST(JunitSummary, MarkdownHoldsTheCertificateAndEveryReason) {
   EXPECT_EQ(md.find("kernodeck.certificate.certificate"), std::string::npos) << md;
 
   Report passing = certified_report(false);
-  add_certificate_case(passing);
-  const std::string clean = summary_markdown(write_junit(passing), {}, {});
+  seal(passing);
+  const std::string clean = summary_markdown(passing, {}, {});
   EXPECT_NE(clean.find("CERTIFIED, no case failed"), std::string::npos) << clean;
   EXPECT_NE(clean.find("| variant | case | verdict | reason | cause and next action |\n"
                        "|---|---|---|---|---|\n| pypi | `kernodeck.cli.gpu` | skipped | no GPU | - |\n"),
             std::string::npos)
       << clean;
-  EXPECT_THROW(summary_markdown("not xml", {}, {}), InputError);
 }
 
 TEST(JunitSummary, AFailureNamesTheCauseItsReportNamesAndTheNextAction) {
   Report report = certified_report(true);
-  add_certificate_case(report);
-  const std::string xml = write_junit(report);
+  seal(report);
+  const Report& xml = report;  // rendered as written
   const Causes causes = sample_causes();
   // Under the variant's key, as a merged report keys it.
   const std::string md = summary_markdown(
-      xml, {{"pypi/probe.bad", report_naming("GpuFault", "The computation failed.")}}, causes);
+      xml, {{"pypi/probe.bad", check_naming("GpuFault", "The computation failed.")}}, causes);
   EXPECT_NE(md.find("| variant | case | verdict | reason | cause and next action |\n"),
             std::string::npos)
       << md;
@@ -65,15 +63,15 @@ TEST(JunitSummary, AFailureNamesTheCauseItsReportNamesAndTheNextAction) {
       << md;
   // The cell keeps its words: a pipe in them is escaped.
   const std::string piped =
-      summary_markdown(xml, {{"probe.bad", report_naming("LoaderError", "x")}}, causes);
+      summary_markdown(xml, {{"probe.bad", check_naming("LoaderError", "x")}}, causes);
   EXPECT_NE(piped.find("| wrong product | libtorch <not> loaded (`LoaderError`): Check the "
                        "libtorch package & its <b>dependencies</b> \\| all of them. |\n"),
             std::string::npos)
       << piped;
   // An error.type the catalogue does not hold, and no catalogue, name none.
   for (const std::string& other :
-       {summary_markdown(xml, {{"probe.bad", report_naming("TorchMissing", "x")}}, causes),
-        summary_markdown(xml, {{"probe.bad", report_naming("GpuFault", "x")}}, {})}) {
+       {summary_markdown(xml, {{"probe.bad", check_naming("TorchMissing", "x")}}, causes),
+        summary_markdown(xml, {{"probe.bad", check_naming("GpuFault", "x")}}, {})}) {
     EXPECT_NE(other.find("| pypi | `kernodeck.probe.bad` | failed | wrong product | - |\n"),
               std::string::npos)
         << other;

@@ -1,10 +1,8 @@
-// Covers junit_certificate.hpp: the facts of the check's own reports and the certificate.
-#include "junit_certificate.hpp"
-#include "junit_merge.hpp"
-#include "junit_write.hpp"
+// Covers certificate.hpp: the facts of the check's own reports and the certificate.
+#include "certificate.hpp"
+#include "junit_xml.hpp"
 
 #include <gtest/gtest.h>
-#include <tinyxml2.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -48,7 +46,7 @@ TEST(JunitCertificate, FactsComeFromTheRealProbesReportsOnly) {
   s.write("cli.usage.json", "not json");
   s.write("cli.usage.stderr.txt", "ignored: not .json");
   std::vector<std::string> warnings;
-  const Certificate c = read_case_reports(s.dir, warnings);
+  const Certificate c = certificate_of(read_check_reports(s.dir, {}), warnings);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("cli.usage.json"), std::string::npos);
   EXPECT_EQ(c.reports, 4u);
@@ -68,7 +66,7 @@ TEST(JunitCertificate, FactsComeFromTheRealProbesReportsOnly) {
   EXPECT_EQ(c.driver_version, "570.86.15");
   EXPECT_EQ(c.commit, "unknown");
   EXPECT_EQ(c.gpu_declared, "not said");
-  EXPECT_THROW(read_case_reports(s.dir / "missing", warnings), InputError);
+  EXPECT_THROW(read_check_reports(s.dir / "missing", {}, /*missing_ok=*/false), InputError);
 }
 
 TEST(JunitCertificate, NothingToldStaysUnknown) {
@@ -78,7 +76,7 @@ TEST(JunitCertificate, NothingToldStaysUnknown) {
           R"( "requested": {"device": "cuda"}, "pytorch": {"version": null},)"
           R"( "host": {"status": "not_found", "driver_version": null}})");
   std::vector<std::string> warnings;
-  const Certificate c = read_case_reports(s.dir, warnings);
+  const Certificate c = certificate_of(read_check_reports(s.dir, {}), warnings);
   EXPECT_TRUE(warnings.empty());
   EXPECT_EQ(c.libtorch_version, "unknown");
   EXPECT_EQ(c.backend, "unknown");
@@ -91,7 +89,7 @@ TEST(JunitCertificate, NothingToldStaysUnknown) {
 
 TEST(JunitCertificate, APassingRunIsCertifiedInPlainWords) {
   Report report = certified_report(false);
-  add_certificate_case(report);
+  seal(report);
   ASSERT_EQ(report.suites.size(), 2u);
   EXPECT_EQ(report.suites[0].name, "certificate");
   const ReportCase& c = report.suites[0].cases.at(0);
@@ -104,11 +102,10 @@ TEST(JunitCertificate, APassingRunIsCertifiedInPlainWords) {
       << c.system_out;
 
   const std::string xml = write_junit(report);
-  tinyxml2::XMLDocument doc;
-  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
-  for (const auto* suite = doc.RootElement()->FirstChildElement("testsuite"); suite;
-       suite = suite->NextSiblingElement("testsuite")) {
-    const auto* properties = suite->FirstChildElement("properties");
+  const XmlDoc doc = parse_xml(xml, "test");
+  for (const auto* suite = first_element(root_of(doc), "testsuite"); suite;
+       suite = next_element(suite, "testsuite")) {
+    const auto* properties = first_element(suite, "properties");
     ASSERT_NE(properties, nullptr);
     EXPECT_EQ(attribute_of_each(properties, "property", "name"),
               (std::vector<std::string>{
@@ -121,12 +118,12 @@ TEST(JunitCertificate, APassingRunIsCertifiedInPlainWords) {
   }
   EXPECT_NE(xml.find("classname=\"kernodeck.certificate\""), std::string::npos) << xml;
   // A report read back by --merge keeps its certificate.
-  EXPECT_NO_THROW(merge_reports({{"a.xml", xml}}, "kd"));
+  EXPECT_EQ(write_junit(read_junit(xml, "a.xml")), xml);
 }
 
 TEST(JunitCertificate, AFailingRunIsNotCertifiedAndItsCaseFails) {
   Report report = certified_report(true);
-  add_certificate_case(report);
+  seal(report);
   const ReportCase& c = report.suites[0].cases.at(0);
   EXPECT_EQ(c.verdict, Verdict::Failure);
   EXPECT_EQ(c.type, "certificate");

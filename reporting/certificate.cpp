@@ -1,28 +1,15 @@
 // What a run certified: the facts learned from the check's own reports, and the plain-words
 // certificate.
-#include "junit_certificate.hpp"
-
-#include <nlohmann/json.hpp>
+#include "certificate.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <set>
-#include <system_error>
 
 #include "junit_text.hpp"
-#include "util/files.hpp"
 
 namespace kd::junit {
 namespace {
-
-using nlohmann::json;
-
-std::string read_text(const std::filesystem::path& path, bool& ok) {
-  const auto text = kd::read_file(path.string(), std::numeric_limits<std::size_t>::max());
-  ok = text.has_value();
-  return text.value_or(std::string());
-}
 
 std::string join(const std::set<std::string>& values, const std::string& otherwise) {
   if (values.empty()) return otherwise;
@@ -39,21 +26,6 @@ std::string layer_result(const Counts& c) {
   return out;
 }
 
-// The check's report files of a run, in name order.
-std::vector<std::filesystem::path> report_files(const std::filesystem::path& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw InputError("case reports folder " + dir.string() + " does not exist");
-  std::vector<fs::path> files;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
-  }
-  if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 // What the real reports of a run say of the machine, gathered before they are joined.
 struct Facts {
   std::set<std::string> versions, torch, backends, cuda, hip, models, capabilities, drivers,
@@ -62,40 +34,31 @@ struct Facts {
   std::size_t per_gpu_passes = 0;
 
   // One report made with the real probe.
-  void add(const json& doc, const std::string& file_name) {
-    probes.insert(text_at(doc, "/tool/probe"));
-    const json* verified = field_at(doc, "/execution/gradient_verified");
-    if (std::string g = text_at(doc, "/execution/gradient_source");
-        verified && *verified == true && !g.empty()) {
-      gradient_sources.insert(g);
+  void add(const CheckReport& r, const std::string& name) {
+    probes.insert(r.probe);
+    if (r.gradient_verified && !r.gradient_source.empty())
+      gradient_sources.insert(r.gradient_source);
+    if (!r.torch_version.empty()) {
+      torch.insert(r.torch_version);
+      if (!r.backend.empty()) backends.insert(r.backend);
+      cuda.insert(r.cuda.empty() ? "none" : r.cuda);
+      hip.insert(r.hip.empty() ? "none" : r.hip);
     }
-    if (std::string v = text_at(doc, "/pytorch/version"); !v.empty()) {
-      torch.insert(v);
-      if (std::string b = text_at(doc, "/pytorch/backend"); !b.empty()) backends.insert(b);
-      std::string cu = text_at(doc, "/pytorch/cuda");
-      cuda.insert(cu.empty() ? "none" : cu);
-      std::string hi = text_at(doc, "/pytorch/hip");
-      hip.insert(hi.empty() ? "none" : hi);
-    }
-    if (text_at(doc, "/requested/device") == "cuda") add_gpu(doc, file_name);
-    const json* host = field_at(doc, "/host");
-    if (host && host->is_object()) {
-      std::string status = text_at(doc, "/host/status");
-      host_statuses.insert(status.empty() ? "unknown" : status);
-      if (std::string d = text_at(doc, "/host/driver_version"); status == "ok" && !d.empty())
-        drivers.insert(d);
+    if (r.device == "cuda") add_gpu(r, name);
+    if (r.has_host) {
+      host_statuses.insert(r.host_status.empty() ? "unknown" : r.host_status);
+      if (r.host_status == "ok" && !r.driver_version.empty()) drivers.insert(r.driver_version);
     }
   }
 
-  void add_gpu(const json& doc, const std::string& file_name) {
-    const json* n = field_at(doc, "/pytorch/visible_device_count");
-    if (n && n->is_number_integer()) visible = std::max(visible.value_or(0), n->get<long long>());
-    if (text_at(doc, "/code") != "GPU_CHECK_PASSED") return;
-    if (std::string m = text_at(doc, "/execution/device_name"); !m.empty()) models.insert(m);
-    if (std::string k = text_at(doc, "/execution/capability"); !k.empty()) capabilities.insert(k);
+  void add_gpu(const CheckReport& r, const std::string& name) {
+    if (r.visible_devices) visible = std::max(visible.value_or(0), *r.visible_devices);
+    if (r.code != "GPU_CHECK_PASSED") return;
+    if (!r.device_name.empty()) models.insert(r.device_name);
+    if (!r.capability.empty()) capabilities.insert(r.capability);
     // The suite's real-GPU cases pass once per GPU, each seeing only its own GPU when
     // CTest hands them out (a resource spec).
-    if (file_name.find("gpu_pass_index_") != std::string::npos) ++per_gpu_passes;
+    if (name.find("gpu_pass_index_") != std::string::npos) ++per_gpu_passes;
   }
 
   void fill(Certificate& c) const {
@@ -121,26 +84,21 @@ struct Facts {
 
 }  // namespace
 
-Certificate read_case_reports(const std::filesystem::path& dir,
-                              std::vector<std::string>& warnings) {
+Certificate certificate_of(const std::map<std::string, CheckReport>& reports,
+                           std::vector<std::string>& warnings) {
   Certificate c;
   Facts facts;
-  for (const std::filesystem::path& file : report_files(dir)) {
-    bool ok = false;
-    const std::string text = read_text(file, ok);
-    const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (!ok || doc.is_discarded() || !doc.is_object() ||
-        text_at(doc, "/tool/name") != "kernodeck-diagnostic") {
-      warnings.push_back("ignored " + file.filename().string() +
-                         ": not a report of kernodeck-diagnostic");
+  for (const auto& [name, r] : reports) {
+    if (!r.read || !r.object || !r.ours) {
+      warnings.push_back("ignored " + name + ".json: not a report of kernodeck-diagnostic");
       continue;
     }
     ++c.reports;
-    if (std::string v = text_at(doc, "/tool/version"); !v.empty()) facts.versions.insert(v);
+    if (!r.tool_version.empty()) facts.versions.insert(r.tool_version);
     // The fault-injecting probe's facts are simulations, never the machine's.
-    if (!made_by_real_probe(doc)) continue;
+    if (!r.real_probe()) continue;
     ++c.real_reports;
-    facts.add(doc, file.filename().string());
+    facts.add(r, name);
   }
   facts.fill(c);
   return c;
@@ -221,6 +179,28 @@ void add_certificate_case(Report& report) {
     rc.body = rc.message + "\n" + text;
   }
   report.suites.insert(report.suites.begin(), ReportSuite{kCertificateLayer, {std::move(rc)}});
+}
+
+void seal(Report& report) {
+  add_certificate_case(report);
+  for (ReportSuite& suite : report.suites) {
+    suite.variant = report.variant;
+    suite.properties.clear();
+    if (report.certificate) {
+      suite.properties = certificate_properties(*report.certificate, report.variant);
+    } else if (!report.variant.empty()) {
+      suite.properties.emplace_back(kVariantProperty, report.variant);
+    }
+    for (auto& [name, value] : suite.properties) value = xml_safe(one_line(value));
+    suite.name = xml_safe(one_line(suite.name));
+    for (ReportCase& c : suite.cases) {
+      for (std::string* attribute : {&c.classname, &c.name, &c.type, &c.message})
+        *attribute = xml_safe(one_line(*attribute));
+      for (std::string* text : {&c.body, &c.system_out, &c.promise, &c.declared})
+        *text = xml_safe(*text);
+    }
+  }
+  report.title = xml_safe(one_line(report.title));
 }
 
 }  // namespace kd::junit

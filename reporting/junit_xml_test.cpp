@@ -1,11 +1,10 @@
-// Covers junit_write.hpp: the XML the report is made of, its variants and the promise of
-// each case.
-#include "junit_write.hpp"
-#include "junit_html.hpp"
+// Covers write_junit (junit_xml.hpp): the XML the report is made of, its variants and the
+// promise of each case.
+#include "junit_xml.hpp"
+#include "html_page.hpp"
 #include "junit_inputs.hpp"
 
 #include <gtest/gtest.h>
-#include <tinyxml2.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -33,38 +32,32 @@ TEST(JunitOutput, ValidShapeCountsAndEscaping) {
   report.suites = {{"cli", {pass, fail, skip}}, {"probe", {error}}};
 
   const std::string xml = write_junit(report);
-  tinyxml2::XMLDocument doc;
-  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
-  const auto* root = doc.RootElement();
-  EXPECT_STREQ(root->Name(), "testsuites");
-  EXPECT_STREQ(root->Attribute("tests"), "4");
-  EXPECT_STREQ(root->Attribute("failures"), "1");
-  EXPECT_STREQ(root->Attribute("errors"), "1");
-  EXPECT_EQ(root->Attribute("skipped"), nullptr);  // not allowed there by junit-10.xsd
-  EXPECT_STREQ(root->Attribute("time"), "3.000");
+  const XmlDoc doc = parse_xml(xml, "test");
+  const auto* root = root_of(doc);
+  EXPECT_EQ(root_counts(root), "testsuites tests=4 failures=1 errors=1 skipped=(none) time=3.000");
 
-  const auto* cli = root->FirstChildElement("testsuite");
-  EXPECT_STREQ(cli->Attribute("name"), "cli");
-  EXPECT_STREQ(cli->Attribute("tests"), "3");
-  EXPECT_STREQ(cli->Attribute("skipped"), "1");
-  EXPECT_STREQ(cli->Attribute("time"), "1.250");
+  const auto* cli = first_element(root, "testsuite");
+  EXPECT_STREQ(attribute(cli, "name"), "cli");
+  EXPECT_STREQ(attribute(cli, "tests"), "3");
+  EXPECT_STREQ(attribute(cli, "skipped"), "1");
+  EXPECT_STREQ(attribute(cli, "time"), "1.250");
 
-  const auto* bad = cli->FirstChildElement("testcase")->NextSiblingElement("testcase");
-  EXPECT_STREQ(bad->Attribute("classname"), "kernodeck.cli");
-  EXPECT_STREQ(bad->Attribute("name"), "bad");
-  EXPECT_EQ(bad->Attribute("status"), nullptr);
-  const auto* failure = bad->FirstChildElement("failure");
-  EXPECT_STREQ(failure->Attribute("message"), "x < y & \"z\"");
-  EXPECT_STREQ(failure->GetText(), "line 1\nline 2 <&> ]]> \\x02");
-  EXPECT_STREQ(bad->FirstChildElement("system-out")->GetText(), "tail\n");
+  const auto* bad = next_element(first_element(cli, "testcase"), "testcase");
+  EXPECT_STREQ(attribute(bad, "classname"), "kernodeck.cli");
+  EXPECT_STREQ(attribute(bad, "name"), "bad");
+  EXPECT_EQ(attribute(bad, "status"), nullptr);
+  const auto* failure = first_element(bad, "failure");
+  EXPECT_STREQ(attribute(failure, "message"), "x < y & \"z\"");
+  EXPECT_STREQ(text_of(failure), "line 1\nline 2 <&> ]]> \\x02");
+  EXPECT_STREQ(text_of(first_element(bad, "system-out")), "tail\n");
 
-  const auto* gpu = bad->NextSiblingElement("testcase");
-  EXPECT_STREQ(gpu->FirstChildElement("skipped")->Attribute("message"), "no GPU");
-  EXPECT_EQ(gpu->FirstChildElement("system-out"), nullptr);
+  const auto* gpu = next_element(bad, "testcase");
+  EXPECT_STREQ(attribute(first_element(gpu, "skipped"), "message"), "no GPU");
+  EXPECT_EQ(first_element(gpu, "system-out"), nullptr);
 
-  const auto* probe = cli->NextSiblingElement("testsuite");
-  EXPECT_STREQ(probe->Attribute("errors"), "1");
-  EXPECT_STREQ(probe->FirstChildElement("testcase")->FirstChildElement("error")->Attribute("type"),
+  const auto* probe = next_element(cli, "testsuite");
+  EXPECT_STREQ(attribute(probe, "errors"), "1");
+  EXPECT_STREQ(attribute(first_element(first_element(probe, "testcase"), "error"), "type"),
                "crash");
 
   EXPECT_EQ(summary_line(report.counts()), "tests=4 passed=1 failures=1 errors=1 skipped=1");
@@ -74,33 +67,32 @@ TEST(JunitVariant, SuitesCarryTheVariantWhileCasesKeepTheirNames) {
   EXPECT_EQ(suite_name("cli", "pypi"), "cli [pypi]");
   EXPECT_EQ(suite_name("cli", ""), "cli");
 
-  const std::string xml = write_junit(small_report("pypi"));
-  tinyxml2::XMLDocument doc;
-  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
-  const auto* root = doc.RootElement();
-  EXPECT_STREQ(root->Attribute("name"), "kd");
-  EXPECT_STREQ(root->Attribute("tests"), "4");
+  const std::string xml = write_junit(sealed(small_report("pypi")));
+  const XmlDoc doc = parse_xml(xml, "test");
+  const auto* root = root_of(doc);
+  EXPECT_STREQ(attribute(root, "name"), "kd");
+  EXPECT_STREQ(attribute(root, "tests"), "4");
   EXPECT_EQ(attribute_of_each(root, "testsuite", "name"),
             (std::vector<std::string>{"cli [pypi]", "probe [pypi]"}));
-  for (const auto* suite = root->FirstChildElement("testsuite"); suite;
-       suite = suite->NextSiblingElement("testsuite")) {
+  for (const auto* suite = first_element(root, "testsuite"); suite;
+       suite = next_element(suite, "testsuite")) {
     // The properties come first, and hold the variant alone.
-    const auto* properties = suite->FirstChildElement();
+    const auto* properties = first_element(suite);
     ASSERT_NE(properties, nullptr);
-    EXPECT_STREQ(properties->Name(), "properties");
+    EXPECT_STREQ(name_of(properties), "properties");
     EXPECT_EQ(attribute_of_each(properties, "property", "name"),
               std::vector<std::string>{"kernodeck.variant"});
     EXPECT_EQ(attribute_of_each(properties, "property", "value"),
               std::vector<std::string>{"pypi"});
-    EXPECT_EQ(suite->FirstChildElement("properties")->NextSiblingElement("properties"), nullptr);
+    EXPECT_EQ(next_element(first_element(suite, "properties"), "properties"), nullptr);
   }
-  const auto* cli = root->FirstChildElement("testsuite");
+  const auto* cli = first_element(root, "testsuite");
   EXPECT_EQ(attribute_of_each(cli, "testcase", "classname"),
             (std::vector<std::string>{"kernodeck.cli", "kernodeck.cli", "kernodeck.cli"}));
   EXPECT_EQ(attribute_of_each(cli, "testcase", "name"),
             (std::vector<std::string>{"ok", "bad", "gpu"}));
-  EXPECT_STREQ(cli->Attribute("failures"), "1");
-  EXPECT_STREQ(cli->Attribute("skipped"), "1");
+  EXPECT_STREQ(attribute(cli, "failures"), "1");
+  EXPECT_STREQ(attribute(cli, "skipped"), "1");
 }
 
 TEST(JunitVariant, WithoutAVariantTheReportIsAsBefore) {
@@ -108,7 +100,7 @@ TEST(JunitVariant, WithoutAVariantTheReportIsAsBefore) {
   EXPECT_EQ(plain.find("<properties"), std::string::npos) << plain;
   EXPECT_NE(plain.find("<testsuite name=\"cli\" "), std::string::npos) << plain;
   // The variant adds the properties and the suffix, and changes nothing else.
-  std::string tagged = write_junit(small_report("debian"));
+  std::string tagged = write_junit(sealed(small_report("debian")));
   const std::string properties =
       "<properties>\n"
       "            <property name=\"kernodeck.variant\" value=\"debian\"/>\n"
@@ -145,20 +137,19 @@ TEST(JunitPromise, ReadFromGoogleTestsParameterAndWrittenFirstInEveryVerdictsOut
   fail.promise = "a failure";
   ReportCase plain{"cli", "plain", 0, Verdict::Passed, "", "", "", ""};
   report.suites = {{"cli", {pass, skip, fail, plain}}};
-  tinyxml2::XMLDocument doc;
   const std::string xml = write_junit(report);
-  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
-  const auto* tc = doc.RootElement()->FirstChildElement("testsuite")->FirstChildElement("testcase");
-  EXPECT_STREQ(tc->FirstChildElement("system-out")->GetText(), "Promise: a pass keeps its promise\n");
-  tc = tc->NextSiblingElement("testcase");
-  EXPECT_STREQ(tc->FirstChildElement("system-out")->GetText(), "Promise: a GPU case\n");
-  tc = tc->NextSiblingElement("testcase");
-  EXPECT_STREQ(tc->FirstChildElement("system-out")->GetText(), "Promise: a failure\n\ntail\n");
-  tc = tc->NextSiblingElement("testcase");
-  EXPECT_EQ(tc->FirstChildElement("system-out"), nullptr);
+  const XmlDoc doc = parse_xml(xml, "test");
+  const auto* tc = first_element(first_element(root_of(doc), "testsuite"), "testcase");
+  EXPECT_STREQ(text_of(first_element(tc, "system-out")), "Promise: a pass keeps its promise\n");
+  tc = next_element(tc, "testcase");
+  EXPECT_STREQ(text_of(first_element(tc, "system-out")), "Promise: a GPU case\n");
+  tc = next_element(tc, "testcase");
+  EXPECT_STREQ(text_of(first_element(tc, "system-out")), "Promise: a failure\n\ntail\n");
+  tc = next_element(tc, "testcase");
+  EXPECT_EQ(first_element(tc, "system-out"), nullptr);
 
   // The HTML page shows the recorded promise, whatever the source declares.
-  const std::string html = certificate_html(xml, {}, {});
+  const std::string html = certificate_html(report, {}, {});
   EXPECT_NE(html.find("Promise: a pass keeps its promise"), std::string::npos) << html;
   EXPECT_NE(html.find("Promise: a GPU case"), std::string::npos) << html;
 }

@@ -1,35 +1,28 @@
-#include "junit_fleet.hpp"
-
-#include <nlohmann/json.hpp>
+#include "fleet.hpp"
 
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <system_error>
 #include <tuple>
 
-#include "junit_html.hpp"
-#include "junit_summary.hpp"
+#include "html_page.hpp"
 #include "junit_text.hpp"
-#include "util/files.hpp"
+#include "summary.hpp"
 
 namespace kd::junit {
 namespace {
 
-using json = nlohmann::json;
-
-// The layers of the contract, in the order the check walks them.
-constexpr std::array<const char*, 4> kLayers = {"import", "backend", "device", "compute"};
+constexpr std::size_t kLayerCount = std::size(kLayers);
 
 // Where `stage` lies on the walk: 0..3 for the layers, 4 past them (output, complete), -1
 // unknown.
 int stage_rank(const std::string& stage) {
-  for (std::size_t i = 0; i < kLayers.size(); ++i)
+  for (std::size_t i = 0; i < kLayerCount; ++i)
     if (stage == kLayers[i]) return static_cast<int>(i);
-  if (stage == "output" || stage == "complete") return static_cast<int>(kLayers.size());
+  if (stage == "output" || stage == "complete") return static_cast<int>(kLayerCount);
   return -1;
 }
 
@@ -47,57 +40,45 @@ std::optional<std::pair<std::string, std::string>> split_name(const std::string&
   return std::make_pair(name.substr(0, dot), name.substr(dot + 1));
 }
 
-// Fills `u` from the text of its report; on anything short of a whole, consistent report of
+// Fills `u` from its report; on anything short of a whole, consistent report of
 // kernodeck-diagnostic, `u` is Unreadable with the reason in its message.
-void judge(FleetUnit& u, const std::string& text) {
+void judge(FleetUnit& u, const CheckReport& r) {
   u.state = UnitState::Unreadable;
-  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    u.message = text.empty() ? "the report is empty (the task died while writing it?)"
-                             : "the report is not a JSON object (cut short or not a report)";
+  if (!r.object) {
+    u.message = r.text.empty() ? "the report is empty (the task died while writing it?)"
+                               : "the report is not a JSON object (cut short or not a report)";
     return;
   }
-  u.json = doc.dump(2);
-  if (text_at(doc, "/tool/name") != "kernodeck-diagnostic") {
+  u.json = r.pretty;
+  u.report = r;
+  u.report.text = r.pretty;
+  if (!r.ours) {
     u.message = "not a report of kernodeck-diagnostic (tool.name is not kernodeck-diagnostic)";
     return;
   }
-  const json* exit_code = field_at(doc, "/exit_code");
-  u.code = text_at(doc, "/code");
-  u.stage = text_at(doc, "/stage");
-  u.device = text_at(doc, "/requested/device");
-  const std::string status = text_at(doc, "/status");
-  const std::string message = text_at(doc, "/message");
-  if (u.code.empty() || u.stage.empty() || message.empty() || !exit_code ||
-      !exit_code->is_number_integer() || (status != "passed" && status != "failed")) {
-    u.message = "the report lacks status, code, exit_code, stage or message";
+  u.code = r.code;
+  u.stage = r.stage;
+  u.device = r.device;
+  if (!r.exit_code || r.code.empty() || r.stage.empty() || r.message.empty() ||
+      (r.status != "passed" && r.status != "failed")) {
+    u.message = r.inconsistency();
     return;
   }
-  u.exit_code = exit_code->get<int>();
-  if (const json* error = field_at(doc, "/error"); error && error->is_object())
-    u.error = text_at(*error, "/type") + ": " + text_at(*error, "/message");
-  if (const json* timings = field_at(doc, "/execution/timings_ms");
-      timings && timings->is_object()) {
-    for (const auto& [name, ms] : timings->items())
-      if (ms.is_number()) u.seconds += ms.get<double>() / 1000.0;
-  }
-  const std::string passed_suffix = "_PASSED";
-  const bool says_passed = u.code.size() > passed_suffix.size() &&
-                           u.code.compare(u.code.size() - passed_suffix.size(),
-                                          passed_suffix.size(), passed_suffix) == 0;
-  if ((status == "passed") != (u.exit_code == 0) || (status == "passed") != says_passed) {
-    u.message = "the report contradicts itself: status " + status + ", code " + u.code +
-                ", exit_code " + std::to_string(u.exit_code);
+  u.exit_code = static_cast<int>(*r.exit_code);
+  if (r.has_error) u.error = r.error_type + ": " + r.error_message;
+  u.seconds = r.seconds;
+  if (const std::string why = r.inconsistency(); !why.empty()) {
+    u.message = why;
     return;
   }
-  if (!made_by_real_probe(doc)) {
+  if (!r.real_probe()) {
     u.simulated = true;
     u.message = "made through the fault-injection seam (tool.probe is neither \"libtorch\" nor "
                 "\"stable_abi\"): a simulation, not a check of this GPU";
     return;
   }
-  u.message = message;
-  u.state = status == "passed" ? UnitState::Passed : UnitState::Failed;
+  u.message = r.message;
+  u.state = r.status == "passed" ? UnitState::Passed : UnitState::Failed;
 }
 
 // Per node, in node order: its units.
@@ -157,25 +138,13 @@ std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> failures_by_l
   for (const char* layer : kLayers)
     for (const FleetUnit& u : fleet.units)
       if (u.state == UnitState::Failed && u.stage == layer) add(layer, &u);
-  const int past_layers = static_cast<int>(kLayers.size());
+  const int past_layers = static_cast<int>(kLayerCount);
   for (const FleetUnit& u : fleet.units) {
     const int rank = stage_rank(u.stage);
     if (u.state == UnitState::Failed && (rank < 0 || rank == past_layers)) add(u.stage, &u);
   }
   for (const FleetUnit& u : fleet.units)
     if (u.state == UnitState::Missing || u.state == UnitState::Unreadable) add("no report", &u);
-  return out;
-}
-
-std::string md_cell(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else {
-      out += c == '\n' || c == '\r' ? ' ' : c;
-    }
-  }
   return out;
 }
 
@@ -186,16 +155,16 @@ struct LadderStep {
 // The ladder of the four layers, counting GPUs: a GPU passed every layer below the one it
 // stopped at.
 std::string fleet_ladder(const Fleet& fleet) {
-  std::array<LadderStep, kLayers.size()> steps{};
+  std::array<LadderStep, kLayerCount> steps{};
   std::size_t without = 0;
   for (const FleetUnit& u : fleet.units) {
     if (u.state != UnitState::Passed && u.state != UnitState::Failed) {
       ++without;
       continue;
     }
-    const int reached = u.state == UnitState::Passed ? static_cast<int>(kLayers.size())
+    const int reached = u.state == UnitState::Passed ? static_cast<int>(kLayerCount)
                                                      : stage_rank(u.stage);
-    for (std::size_t i = 0; i < kLayers.size(); ++i) {
+    for (std::size_t i = 0; i < kLayerCount; ++i) {
       const int layer = static_cast<int>(i);
       if (reached < 0 || layer == reached) ++steps[i].failed;  // an unknown stage fails them all
       else if (layer < reached) ++steps[i].passed;
@@ -204,7 +173,7 @@ std::string fleet_ladder(const Fleet& fleet) {
   }
   std::ostringstream ladder;
   ladder << "<ol class=\"ladder\" id=\"ladder\" data-counts=\"gpus\">\n";
-  for (std::size_t i = 0; i < kLayers.size(); ++i) {
+  for (std::size_t i = 0; i < kLayerCount; ++i) {
     const LadderStep& s = steps[i];
     const std::string state = s.failed > 0 ? "failed" : s.passed > 0 ? "passed" : "not reached";
     ladder << "<li class=\"" << (state == "not reached" ? "skipped" : state) << "\" data-layer=\""
@@ -295,37 +264,27 @@ std::map<std::string, FleetUnit> expected_units(const std::vector<std::string>& 
 }
 
 // Each <node>.<unit>.json of `dir` judged into its unit; a report nobody expected is shown too.
-void read_unit_reports(const std::filesystem::path& dir, std::map<std::string, FleetUnit>& units,
-                       std::vector<std::string>& warnings) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".json") files.push_back(it->path());
-  if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  for (const fs::path& file : files) {
-    const std::string stem = file.stem().string();
+void judge_units(const std::map<std::string, CheckReport>& reports,
+                 std::map<std::string, FleetUnit>& units, std::vector<std::string>& warnings) {
+  for (const auto& [stem, report] : reports) {
     const auto parts = split_name(stem);
     if (!parts) {
-      warnings.push_back("ignored " + file.filename().string() + ": not named <node>.<unit>.json");
+      warnings.push_back("ignored " + stem + ".json: not named <node>.<unit>.json");
       continue;
     }
     auto [it, inserted] = units.try_emplace(stem);
     FleetUnit& u = it->second;
     if (inserted) {
       std::tie(u.node, u.unit) = *parts;
-      warnings.push_back("report " + file.filename().string() +
-                         " is not in the expected list; shown all the same");
+      warnings.push_back("report " + stem +
+                         ".json is not in the expected list; shown all the same");
     }
-    const std::optional<std::string> text =
-        kd::read_file(file.string(), std::numeric_limits<std::size_t>::max());
-    if (!text) {
+    if (!report.read) {
       u.state = UnitState::Unreadable;
       u.message = "the report cannot be read";
       continue;
     }
-    judge(u, *text);
+    judge(u, report);
   }
 }
 
@@ -340,12 +299,19 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
     throw InputError("fleet folder " + dir.string() + " does not exist");
 
   Fleet fleet;
+  std::map<std::string, CheckReport> reports;
+  for (const std::filesystem::path& file : json_files(dir, /*missing_ok=*/false)) {
+    const std::optional<std::string> text = read_text(file.string());
+    CheckReport& r = reports[file.stem().string()];
+    r = parse_check_report(text.value_or(""));
+    r.read = text.has_value();
+  }
   std::map<std::string, FleetUnit> units = expected_units(expected, fleet.warnings);
-  read_unit_reports(dir, units, fleet.warnings);
+  judge_units(reports, units, fleet.warnings);
   for (auto& [name, u] : units) fleet.units.push_back(std::move(u));
 
   std::vector<std::string> notes;
-  fleet.facts = read_case_reports(dir, notes);  // its warnings repeat the ones above
+  fleet.facts = certificate_of(reports, notes);  // its warnings repeat the ones above
   std::size_t gpu_reports = 0;
   for (const FleetUnit& u : fleet.units)
     if (u.device == "cuda") ++gpu_reports;
@@ -400,7 +366,7 @@ Report fleet_report(const Fleet& fleet, const std::string& title) {
     report.suites.push_back(std::move(suite));
   }
   report.certificate = fleet.facts;
-  add_certificate_case(report);
+  seal(report);
   return report;
 }
 
@@ -410,21 +376,20 @@ namespace {
 CaseReports unit_reports(const Fleet& fleet) {
   CaseReports reports;
   for (const FleetUnit& u : fleet.units)
-    if (!u.json.empty()) reports[u.id()] = u.json;
+    if (!u.json.empty()) reports[u.id()] = u.report;
   return reports;
 }
 
 }  // namespace
 
-std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml,
-                           const Causes& causes) {
-  std::string out = summary_markdown(junit_xml, unit_reports(fleet), causes);
+std::string fleet_markdown(const Fleet& fleet, const Report& report, const Causes& causes) {
+  std::string out = summary_markdown(report, unit_reports(fleet), causes);
   out += "\n## The fleet: nodes by outcome\n\n| node | outcome | GPUs | passed | failed | no "
          "report | where it fails |\n|---|---|---|---|---|---|---|\n";
   for (const NodeRow& r : node_rows(fleet)) {
-    out += "| " + md_cell(r.node) + " | " + r.outcome + " | " + std::to_string(r.gpus) + " | " +
+    out += "| " + markdown_cell(r.node) + " | " + r.outcome + " | " + std::to_string(r.gpus) + " | " +
            std::to_string(r.passed) + " | " + std::to_string(r.failed) + " | " +
-           std::to_string(r.missing) + " | " + md_cell(r.layers) + " |\n";
+           std::to_string(r.missing) + " | " + markdown_cell(r.layers) + " |\n";
   }
   out += "\n## Which layer fails where\n\n";
   const auto layers = failures_by_layer(fleet);
@@ -440,15 +405,15 @@ std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml,
       if (u->state == UnitState::Failed)
         where += " " + u->code + "(" + std::to_string(u->exit_code) + ")";
     }
-    out += "| " + md_cell(layer) + " | " + std::to_string(units.size()) + " | " + md_cell(where) +
+    out += "| " + markdown_cell(layer) + " | " + std::to_string(units.size()) + " | " + markdown_cell(where) +
            " |\n";
   }
   return out;
 }
 
-std::string fleet_html(const Fleet& fleet, const std::string& junit_xml, const Causes& causes) {
+std::string fleet_html(const Fleet& fleet, const Report& report, const Causes& causes) {
   // The fleet right after the counts, above the environment: it is what this page is about.
-  return certificate_html(junit_xml, unit_reports(fleet), causes,
+  return certificate_html(report, unit_reports(fleet), causes,
                           PageParts{fleet_view(fleet), fleet_ladder(fleet)});
 }
 

@@ -1,10 +1,9 @@
-// Covers junit_fleet.hpp: how a folder of per-GPU reports becomes one JUnit report, and the
+// Covers fleet.hpp: how a folder of per-GPU reports becomes one JUnit report, and the
 // fleet view of the summary and the HTML page.
-#include "junit_fleet.hpp"
-#include "junit_write.hpp"
+#include "fleet.hpp"
+#include "junit_xml.hpp"
 
 #include <gtest/gtest.h>
-#include <tinyxml2.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,6 +15,8 @@
 
 namespace kd::junit {
 namespace {
+
+using namespace kd::junit::testing;
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -139,22 +140,20 @@ TEST_F(FleetTest, EachReportBecomesItsVerdictAndAMissingOneAnError) {
   EXPECT_EQ(c.failures, 2u);  // the broken GPU and the certificate
   EXPECT_EQ(c.errors, 1u);
 
-  tinyxml2::XMLDocument doc;
   const std::string xml = write_junit(r);
-  ASSERT_EQ(doc.Parse(xml.c_str()), tinyxml2::XML_SUCCESS) << xml;
-  const auto* root = doc.RootElement();
-  EXPECT_STREQ(root->Attribute("name"), "image on the cluster");
-  EXPECT_STREQ(root->Attribute("tests"), "5");
-  const auto* n3 = root->FirstChildElement("testsuite")->NextSiblingElement()->NextSiblingElement()
-                       ->NextSiblingElement();
+  const XmlDoc doc = parse_xml(xml, "test");
+  const auto* root = root_of(doc);
+  EXPECT_STREQ(attribute(root, "name"), "image on the cluster");
+  EXPECT_STREQ(attribute(root, "tests"), "5");
+  const auto* n3 = next_element(next_element(next_element(first_element(root, "testsuite"))));
   ASSERT_NE(n3, nullptr);
-  EXPECT_STREQ(n3->Attribute("name"), "n3");
-  EXPECT_STREQ(n3->Attribute("failures"), "1");
-  EXPECT_STREQ(n3->Attribute("errors"), "1");
-  const auto* failure = n3->FirstChildElement("testcase")->FirstChildElement("failure");
+  EXPECT_STREQ(attribute(n3, "name"), "n3");
+  EXPECT_STREQ(attribute(n3, "failures"), "1");
+  EXPECT_STREQ(attribute(n3, "errors"), "1");
+  const auto* failure = first_element(first_element(n3, "testcase"), "failure");
   ASSERT_NE(failure, nullptr);
-  EXPECT_STREQ(failure->Attribute("type"), "TORCH_IMPORT_FAILED");
-  EXPECT_STREQ(n3->FirstChildElement("testcase")->Attribute("classname"), "kernodeck.n3");
+  EXPECT_STREQ(attribute(failure, "type"), "TORCH_IMPORT_FAILED");
+  EXPECT_STREQ(attribute(first_element(n3, "testcase"), "classname"), "kernodeck.n3");
 }
 
 TEST_F(FleetTest, AHealthyFleetIsCertified) {
@@ -220,9 +219,9 @@ TEST_F(FleetTest, SummaryAndPageShowNodesByOutcomeAndWhereLayersFail) {
   json device = report("GPU_UNAVAILABLE", 6, "device");
   write_json("n2.1.json", device);
   const Fleet fleet = read_fleet(dir_, {"n1.0", "n2.0", "n2.1", "n3.0", "n4.0"});
-  const std::string xml = write_junit(fleet_report(fleet, "fleet"));
+  const Report junit = fleet_report(fleet, "fleet");
 
-  const std::string md = fleet_markdown(fleet, xml, {});
+  const std::string md = fleet_markdown(fleet, junit, {});
   EXPECT_NE(md.find("| n3 | failing | 1 | 0 | 1 | 0 | TORCH_IMPORT_FAILED(4) import |"),
             std::string::npos) << md;
   EXPECT_NE(md.find("| n2 | partly failing | 2 | 1 | 1 | 0 | GPU_UNAVAILABLE(6) device |"),
@@ -235,7 +234,7 @@ TEST_F(FleetTest, SummaryAndPageShowNodesByOutcomeAndWhereLayersFail) {
   // Failing nodes are listed before healthy ones.
   EXPECT_LT(md.find("| n4 |"), md.find("| n1 |")) << md;
 
-  const std::string html = fleet_html(fleet, xml, {});
+  const std::string html = fleet_html(fleet, junit, {});
   EXPECT_NE(html.find("id=\"fleet\""), std::string::npos);
   EXPECT_NE(html.find("<tr data-node=\"n3\" data-outcome=\"failing\">"), std::string::npos);
   // The ladder counts GPUs: n3 failed at import, n2.1 passed import and backend, failed at
@@ -262,10 +261,10 @@ TEST_F(FleetTest, AFailedUnitShowsTheCauseItsReportNames) {
   other["error"]["type"] = "NotInTheCatalogue";
   write_json("n4.0.json", other);
   const Fleet fleet = read_fleet(dir_, {"n1.0", "n3.0", "n4.0"});
-  const std::string xml = write_junit(fleet_report(fleet, "fleet"));
+  const Report junit = fleet_report(fleet, "fleet");
   const Causes causes = testing::sample_causes();
 
-  const std::string html = fleet_html(fleet, xml, causes);
+  const std::string html = fleet_html(fleet, junit, causes);
   const std::size_t n3 = html.find("data-case=\"n3.0\"");
   const std::size_t n4 = html.find("data-case=\"n4.0\"");
   ASSERT_NE(n3, std::string::npos) << html;
@@ -280,7 +279,7 @@ TEST_F(FleetTest, AFailedUnitShowsTheCauseItsReportNames) {
             std::string::npos)
       << html;
 
-  const std::string md = fleet_markdown(fleet, xml, causes);
+  const std::string md = fleet_markdown(fleet, junit, causes);
   EXPECT_NE(md.find("| - | `kernodeck.n3.0` | failed | TORCH_IMPORT_FAILED(4) import: libtorch was "
                     "found but failed to load. | libtorch <not> loaded (`LoaderError`): Check "),
             std::string::npos)
@@ -296,7 +295,7 @@ TEST_F(FleetTest, AFailureAfterTheLayersIsShownWhereItStopped) {
   write_json("n1.0.json", report("WORKER_FAILED", 11, "complete"));
   write_json("n1.1.json", report("OUTPUT_WRITE_FAILED", 12, "output"));
   const Fleet fleet = read_fleet(dir_, {"n1.0", "n1.1"});
-  const std::string md = fleet_markdown(fleet, write_junit(fleet_report(fleet, "fleet")), {});
+  const std::string md = fleet_markdown(fleet, fleet_report(fleet, "fleet"), {});
   EXPECT_NE(md.find("| complete | 1 | n1.0 WORKER_FAILED(11) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| output | 1 | n1.1 OUTPUT_WRITE_FAILED(12) |"), std::string::npos) << md;
 }

@@ -1,22 +1,24 @@
 // What a run certified: the facts learned from the check's own reports of its cases, and the
 // certificate in plain words as the report's first case.
 //
-//   report.certificate = read_case_reports("reports/debian/cases", notes);
-//   add_certificate_case(report);
+//   report.certificate = certificate_of(read_check_reports("reports/debian/cases", scrub), notes);
+//   seal(report);  // adds the certificate's case
 #pragma once
 
-#include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "check_report.hpp"
 #include "junit_report.hpp"
 
 namespace kd::junit {
 
-// Reads every *.json of `dir` (not recursive). Unreadable or foreign files are reported through
-// `warnings` and otherwise ignored. A missing folder is an InputError.
-Certificate read_case_reports(const std::filesystem::path& dir, std::vector<std::string>& warnings);
+// The facts the check's reports of a run tell (read_check_reports). Unreadable or foreign files
+// are reported through `warnings` and otherwise ignored.
+Certificate certificate_of(const std::map<std::string, CheckReport>& reports,
+                           std::vector<std::string>& warnings);
 
 // The certificate's facts as (name, value) pairs, in the order dashboards show them.
 std::vector<std::pair<std::string, std::string>> certificate_properties(const Certificate& c,
@@ -28,7 +30,7 @@ std::string certificate_text(const Report& report, const Counts& counts);
 // The layer, and case id, of the certificate's own case.
 inline constexpr const char* kCertificateLayer = "certificate";
 
-// Adds the certificate's suite (see Report::certificate); call last, after localize.
+// Adds the certificate's suite (see Report::certificate); seal() calls it, after localize.
 void add_certificate_case(Report& report);
 
 }  // namespace kd::junit

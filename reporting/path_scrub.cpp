@@ -1,4 +1,4 @@
-#include "junit_localize.hpp"
+#include "path_scrub.hpp"
 
 #include <cctype>
 #include <system_error>

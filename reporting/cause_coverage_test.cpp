@@ -1,5 +1,5 @@
-// Covers junit_causes.hpp: the cause catalogue read as data, and the cause a report names.
-#include "junit_causes.hpp"
+// Covers cause_coverage.hpp: the cause catalogue read as data, and the cause a report names.
+#include "cause_coverage.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,25 +54,25 @@ TEST(JunitCauses, RefusesWhatIsNotTheCatalogue) {
 
 TEST(JunitCauses, AReportNamesTheCauseOfItsErrorType) {
   const Causes causes = sample_causes();
-  const auto met = cause_met(causes, report_naming("GpuFault", "The computation failed."));
+  const auto met = cause_met(causes, check(report_naming("GpuFault", "The computation failed.")));
   ASSERT_TRUE(met.has_value());
   EXPECT_EQ(met->row, &causes.rows[2]);
   EXPECT_EQ(met->message, "The computation failed.");
   // An error.type the catalogue does not hold, none, and what is not a report name no cause.
-  EXPECT_FALSE(cause_met(causes, report_naming("TorchMissing", "x")).has_value());
-  EXPECT_FALSE(cause_met(causes, "{\"error\": null}").has_value());
-  EXPECT_FALSE(cause_met(causes, "{\"error\": {\"message\": \"m\"}}").has_value());
-  EXPECT_FALSE(cause_met(causes, "[]").has_value());
-  EXPECT_FALSE(cause_met(causes, "cut sho").has_value());
-  EXPECT_FALSE(cause_met({}, report_naming("GpuFault", "x")).has_value());
+  EXPECT_FALSE(cause_met(causes, check(report_naming("TorchMissing", "x"))).has_value());
+  EXPECT_FALSE(cause_met(causes, check("{\"error\": null}")).has_value());
+  EXPECT_FALSE(cause_met(causes, check("{\"error\": {\"message\": \"m\"}}")).has_value());
+  EXPECT_FALSE(cause_met(causes, check("[]")).has_value());
+  EXPECT_FALSE(cause_met(causes, check("cut sho")).has_value());
+  EXPECT_FALSE(cause_met({}, check(report_naming("GpuFault", "x"))).has_value());
 }
 
 TEST(JunitCauses, ACaseReportIsFoundUnderItsVariantFirst) {
-  const CaseReports reports{{"pypi/device.gpu", "variant's"}, {"device.gpu", "own"}};
+  const CaseReports reports{{"pypi/device.gpu", check("variant's")}, {"device.gpu", check("own")}};
   ASSERT_NE(report_of_case(reports, "pypi", "device", "gpu"), nullptr);
-  EXPECT_EQ(*report_of_case(reports, "pypi", "device", "gpu"), "variant's");
-  EXPECT_EQ(*report_of_case(reports, "debian", "device", "gpu"), "own");
-  EXPECT_EQ(*report_of_case(reports, "", "device", "gpu"), "own");
+  EXPECT_EQ(report_of_case(reports, "pypi", "device", "gpu")->text, "variant's");
+  EXPECT_EQ(report_of_case(reports, "debian", "device", "gpu")->text, "own");
+  EXPECT_EQ(report_of_case(reports, "", "device", "gpu")->text, "own");
   EXPECT_EQ(report_of_case(reports, "", "device", "other"), nullptr);
 }
 

@@ -1,8 +1,7 @@
-// Covers junit_localize.hpp: paths made relative or anonymous, reasons first, declarations.
-#include "junit_localize.hpp"
+// Covers path_scrub.hpp: paths made relative or anonymous, reasons first, declarations.
+#include "path_scrub.hpp"
 
 #include <gtest/gtest.h>
-#include <tinyxml2.h>
 #include <unistd.h>
 
 #include <filesystem>

@@ -1,10 +1,9 @@
-#include "junit_causes.hpp"
+#include "cause_coverage.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <set>
 
-#include "junit_files.hpp"
 #include "junit_report.hpp"
 #include "junit_text.hpp"
 
@@ -67,20 +66,11 @@ Causes read_causes(const std::string& path) {
   return parse_causes(read_input(path, "cause catalogue"), path);
 }
 
-std::optional<MetCause> cause_met(const Causes& causes, const std::string& report_json) {
-  const json doc = json::parse(report_json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
-  const std::string type = text_at(doc, "/error/type");
-  const CauseRow* row = type.empty() ? nullptr : causes.by_type(type);
+std::optional<MetCause> cause_met(const Causes& causes, const CheckReport& report) {
+  if (!report.object || report.error_type.empty()) return std::nullopt;
+  const CauseRow* row = causes.by_type(report.error_type);
   if (row == nullptr) return std::nullopt;
-  return MetCause{row, text_at(doc, "/message")};
-}
-
-const std::string* report_of_case(const CaseReports& reports, const std::string& variant,
-                                  const std::string& layer, const std::string& id) {
-  auto found = reports.find(variant + "/" + layer + "." + id);
-  if (found == reports.end()) found = reports.find(layer + "." + id);
-  return found == reports.end() ? nullptr : &found->second;
+  return MetCause{row, report.message};
 }
 
 }  // namespace kd::junit

@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "junit_causes.hpp"
-#include "junit_certificate.hpp"
+#include "cause_coverage.hpp"
+#include "certificate.hpp"
+#include "check_report.hpp"
 #include "junit_report.hpp"
 
 namespace kd::junit {
@@ -40,6 +41,7 @@ struct FleetUnit {
   std::string error;      // "type: message" of the report's error, or empty
   std::string device;     // requested.device
   std::string json;       // the report itself, pretty-printed; empty when none could be read
+  CheckReport report = {};  // the report read, shown pretty-printed
   double seconds = 0;     // the check's timings_ms, summed
   bool simulated = false;  // Unreadable as made through the fault-injection seam
 
@@ -66,18 +68,18 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
 // One suite per node (its name is the node), one case per unit (classname "kernodeck.<node>",
 // name the unit): passed, a failure whose type is the code and whose message is
 // "CODE(exit) stage: message", or an error (missing-report, unreadable-report,
-// fault-injection). A first suite "certificate" states the fleet in plain words.
+// fault-injection). A first suite "certificate" states the fleet in plain words. Sealed.
 Report fleet_report(const Fleet& fleet, const std::string& title);
 
-// The Markdown summary of `junit_xml` (what write_junit made of fleet_report), each failed unit
+// The Markdown summary of `report` (fleet_report's), each failed unit
 // with the cause its report names (of `causes`) and its next action, followed by the fleet view:
 // nodes by outcome, and which layer fails where.
-std::string fleet_markdown(const Fleet& fleet, const std::string& junit_xml, const Causes& causes);
+std::string fleet_markdown(const Fleet& fleet, const Report& report, const Causes& causes);
 
-// The HTML certificate of `junit_xml` with each unit's JSON report inline (and the cause of
+// The HTML certificate of `report` (fleet_report's) with each unit's JSON report inline (and the cause of
 // `causes` it names, as certificate_html shows it), where the ladder of the four layers counts
 // GPUs instead of cases (how many passed each layer, failed at it, or never reached it), the
 // fleet view above the environment.
-std::string fleet_html(const Fleet& fleet, const std::string& junit_xml, const Causes& causes);
+std::string fleet_html(const Fleet& fleet, const Report& report, const Causes& causes);
 
 }  // namespace kd::junit

@@ -5,13 +5,14 @@
 // action from this one table.
 //
 //   Causes causes = read_causes("build-debian/causes.json");
-//   if (auto met = cause_met(causes, report_json)) show(met->row->title, met->row->next_action);
+//   if (auto met = cause_met(causes, check_report)) show(met->row->title, met->row->next_action);
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "check_report.hpp"
 
 namespace kd::junit {
 
@@ -48,14 +49,6 @@ struct MetCause {
 };
 
 // nullopt when the report is not JSON, has no error.type, or names none of the catalogue's.
-std::optional<MetCause> cause_met(const Causes& causes, const std::string& report_json);
-
-// The check's JSON report of each case, keyed "<variant>/<layer>.<id>" (a case of a variant of a
-// merged report) or "<layer>.<id>".
-using CaseReports = std::map<std::string, std::string>;
-
-// The report of one case: under its variant's key first, then its own; nullptr for none.
-const std::string* report_of_case(const CaseReports& reports, const std::string& variant,
-                                  const std::string& layer, const std::string& id);
+std::optional<MetCause> cause_met(const Causes& causes, const CheckReport& report);
 
 }  // namespace kd::junit

@@ -1,0 +1,128 @@
+#include "check_report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <system_error>
+
+#include "junit_report.hpp"
+#include "junit_text.hpp"
+
+namespace kd::junit {
+namespace {
+
+using nlohmann::json;
+
+const json* field_at(const json& doc, const char* pointer) {
+  const json::json_pointer p(pointer);
+  return doc.contains(p) ? &doc.at(p) : nullptr;
+}
+
+std::string text_at(const json& doc, const char* pointer) {
+  const json* v = field_at(doc, pointer);
+  return v && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+std::optional<long long> integer_at(const json& doc, const char* pointer) {
+  const json* v = field_at(doc, pointer);
+  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
+  return v->get<long long>();
+}
+
+bool is_object_at(const json& doc, const char* pointer) {
+  const json* v = field_at(doc, pointer);
+  return v != nullptr && v->is_object();
+}
+
+}  // namespace
+
+CheckReport parse_check_report(const std::string& text) {
+  CheckReport r;
+  r.read = true;
+  r.text = text;
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return r;
+  r.object = true;
+  r.pretty = doc.dump(2);
+  r.ours = text_at(doc, "/tool/name") == "kernodeck-diagnostic";
+  r.tool_version = text_at(doc, "/tool/version");
+  r.probe = text_at(doc, "/tool/probe");
+  r.status = text_at(doc, "/status");
+  r.code = text_at(doc, "/code");
+  r.stage = text_at(doc, "/stage");
+  r.message = text_at(doc, "/message");
+  r.exit_code = integer_at(doc, "/exit_code");
+  r.device = text_at(doc, "/requested/device");
+  r.has_error = is_object_at(doc, "/error");
+  r.error_type = text_at(doc, "/error/type");
+  r.error_message = text_at(doc, "/error/message");
+  r.torch_version = text_at(doc, "/pytorch/version");
+  r.backend = text_at(doc, "/pytorch/backend");
+  r.cuda = text_at(doc, "/pytorch/cuda");
+  r.hip = text_at(doc, "/pytorch/hip");
+  r.visible_devices = integer_at(doc, "/pytorch/visible_device_count");
+  const json* verified = field_at(doc, "/execution/gradient_verified");
+  r.gradient_verified = verified != nullptr && *verified == true;
+  r.gradient_source = text_at(doc, "/execution/gradient_source");
+  r.device_name = text_at(doc, "/execution/device_name");
+  r.capability = text_at(doc, "/execution/capability");
+  r.has_host = is_object_at(doc, "/host");
+  r.host_status = text_at(doc, "/host/status");
+  r.driver_version = text_at(doc, "/host/driver_version");
+  if (const json* timings = field_at(doc, "/execution/timings_ms");
+      timings && timings->is_object()) {
+    for (const auto& [name, ms] : timings->items())
+      if (ms.is_number()) r.seconds += ms.get<double>() / 1000.0;
+  }
+  return r;
+}
+
+std::string CheckReport::inconsistency() const {
+  if (code.empty() || stage.empty() || message.empty() || !exit_code ||
+      (status != "passed" && status != "failed"))
+    return "the report lacks status, code, exit_code, stage or message";
+  const std::string suffix = "_PASSED";
+  const bool says_passed = code.size() > suffix.size() &&
+                           code.compare(code.size() - suffix.size(), suffix.size(), suffix) == 0;
+  if ((status == "passed") != (*exit_code == 0) || (status == "passed") != says_passed)
+    return "the report contradicts itself: status " + status + ", code " + code +
+           ", exit_code " + std::to_string(*exit_code);
+  return "";
+}
+
+std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    if (missing_ok) return {};
+    throw InputError("folder " + dir.string() + " does not exist");
+  }
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
+  if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::map<std::string, CheckReport> read_check_reports(const std::filesystem::path& dir,
+                                                      const PathScrub& scrub, bool missing_ok) {
+  std::map<std::string, CheckReport> out;
+  for (const std::filesystem::path& file : json_files(dir, missing_ok)) {
+    const std::optional<std::string> text = read_text(file.string());
+    // Read as shown: what the page and the summary quote of it names no path of this machine.
+    CheckReport r = parse_check_report(scrub_paths(text.value_or(""), scrub));
+    r.read = text.has_value();
+    out[file.stem().string()] = std::move(r);
+  }
+  return out;
+}
+
+const CheckReport* report_of_case(const CaseReports& reports, const std::string& variant,
+                                  const std::string& layer, const std::string& id) {
+  auto found = reports.find(variant + "/" + layer + "." + id);
+  if (found == reports.end()) found = reports.find(layer + "." + id);
+  return found == reports.end() ? nullptr : &found->second;
+}
+
+}  // namespace kd::junit

@@ -1,0 +1,71 @@
+// The check's own JSON report of one run (kernodeck-diagnostic --json-out), read once into one
+// type that the certificate, the causes, the fleet view and the HTML page all use.
+//
+//   CheckReports cases = read_check_reports("reports/debian/cases", scrub);
+//   if (cases.at("device.gpu_pass").real_probe()) ...
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "path_scrub.hpp"
+
+namespace kd::junit {
+
+struct CheckReport {
+  std::string text;     // as the page shows it: the file, its paths scrubbed, or pretty-printed
+  bool read = false;    // the file could be read
+  bool object = false;  // it is a JSON object
+  bool ours = false;    // tool.name is kernodeck-diagnostic
+  std::string pretty;   // the object pretty-printed (two spaces), when it is one
+
+  std::string tool_version, probe;                 // tool.version, tool.probe
+  std::string status, code, stage, message;        // the verdict
+  std::optional<long long> exit_code;              // when an integer
+  std::string device;                              // requested.device
+  bool has_error = false;                          // error is an object
+  std::string error_type, error_message;           // error.type, error.message
+  std::string torch_version, backend, cuda, hip;   // pytorch.*
+  std::optional<long long> visible_devices;        // pytorch.visible_device_count
+  bool gradient_verified = false;                  // execution.gradient_verified is true
+  std::string gradient_source, device_name, capability;  // execution.*
+  bool has_host = false;                           // host is an object
+  std::string host_status, driver_version;         // host.*
+  double seconds = 0;                              // execution.timings_ms, summed, in seconds
+
+  // Made by one of the check's real probes (tool.probe "libtorch", the compiled probe, or
+  // "stable_abi"), not through the fault-injection seam ("override"): only those tell facts of
+  // the machine.
+  bool real_probe() const { return probe == "libtorch" || probe == "stable_abi"; }
+  // Why the report is not a whole, consistent one of the check, or empty: status, code, exit
+  // code, stage and message all present, status "passed" exactly when the exit code is 0 and
+  // the code ends in _PASSED (the rule harness/expectations.cpp holds every case's report to).
+  std::string inconsistency() const;
+};
+
+// The report of this text, which the page shows.
+CheckReport parse_check_report(const std::string& text);
+
+// Every regular "*.json" of `dir` (not recursive), in name order. A missing folder is an
+// InputError unless `missing_ok`.
+std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok);
+
+// The check's report of each case, keyed by file name without ".json" ("<layer>.<case id>"),
+// each shown with its paths scrubbed; a missing folder gives none, or with `missing_ok` false is
+// an InputError.
+std::map<std::string, CheckReport> read_check_reports(const std::filesystem::path& dir,
+                                                      const PathScrub& scrub,
+                                                      bool missing_ok = true);
+
+// The check's JSON report of each case, keyed "<variant>/<layer>.<id>" (a case of a variant of a
+// merged report) or "<layer>.<id>".
+using CaseReports = std::map<std::string, CheckReport>;
+
+// The report of one case: under its variant's key first, then its own; nullptr for none.
+const CheckReport* report_of_case(const CaseReports& reports, const std::string& variant,
+                                  const std::string& layer, const std::string& id);
+
+}  // namespace kd::junit

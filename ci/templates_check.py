@@ -20,6 +20,8 @@ SUMMARY = "reports/gpu-proof/summary.md"
 HTML = "reports/gpu-proof/index.html"
 FLEET_JUNIT = "reports/fleet/junit.xml"
 FLEET_HTML = "reports/fleet/index.html"
+# kernodeck-junit's fleet verb, the program's name and the verb maybe split by a continuation.
+FLEET_COMMAND = re.compile(r"kernodeck-junit[\s\\]+fleet\s")
 
 # mikepenz/action-junit-report v6.4.2, pinned to its commit, and the inputs its action.yml
 # documents.
@@ -120,7 +122,7 @@ def github_report_steps(workflow, steps, problem):
 
 def github_fleet(workflow, all_reporters, reporters, problem):
     """The job that publishes JUNIT runs as a matrix over runner kinds, each kind under its own
-    name; a final job needs it, runs after failures, merges with --fleet and publishes."""
+    name; a final job needs it, runs after failures, merges with kernodeck-junit fleet and publishes."""
     gh_jobs = {key: job for key, job in (workflow.get("jobs") or {}).items()
                if isinstance(job, dict)}
     matrix_jobs = [key for key, job in gh_jobs.items()
@@ -157,8 +159,8 @@ def github_fleet(workflow, all_reporters, reporters, problem):
             problem(f"{key}: must run whatever the kinds' results (if: !cancelled())")
         runs = " ".join(str(s.get("run", "")) for s in job.get("steps") or []
                         if isinstance(s, dict))
-        if "--fleet" not in runs or "--expect" not in runs:
-            problem(f"{key}: no kernodeck-junit --fleet with the expected kinds (--expect)")
+        if not FLEET_COMMAND.search(runs) or "--expect" not in runs:
+            problem(f"{key}: no kernodeck-junit fleet with the expected kinds (--expect)")
 
 
 def github_problems(workflow, problem):
@@ -198,8 +200,8 @@ def gitlab_problems(pipeline, problem):
         if ((artifacts.get("reports") or {}).get("junit")) != FLEET_JUNIT:
             problem(f"{key}: must publish the certificate of the image, {FLEET_JUNIT}")
         script = " ".join(map(str, jobs[key].get("script") or []))
-        if "--fleet" not in script or "--expect" not in script:
-            problem(f"{key}: no kernodeck-junit --fleet with the expected kinds (--expect)")
+        if not FLEET_COMMAND.search(script) or "--expect" not in script:
+            problem(f"{key}: no kernodeck-junit fleet with the expected kinds (--expect)")
     for key, artifacts in exposing.items():
         paths = artifacts.get("paths") or []
         # GitLab's rules: expose_as needs artifacts:paths; paths with a variable are not shown; a

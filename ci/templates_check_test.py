@@ -119,6 +119,16 @@ class Jenkins(unittest.TestCase):
                           "(keepProperties: true)"])
 
 
+class FleetCommand(unittest.TestCase):
+    def test_the_verb_is_found_across_a_continuation(self):
+        self.assertTrue(tc.FLEET_COMMAND.search("bin/kernodeck-junit \\\n  fleet reports/fleet"))
+        self.assertTrue(tc.FLEET_COMMAND.search("kernodeck-junit fleet reports/fleet --expect a.0"))
+
+    def test_the_old_option_form_is_not_the_verb(self):
+        self.assertIsNone(tc.FLEET_COMMAND.search("kernodeck-junit --fleet reports/fleet"))
+        self.assertIsNone(tc.FLEET_COMMAND.search("kernodeck-junit publish --reports fleet"))
+
+
 class GitHub(unittest.TestCase):
     def test_an_empty_workflow_lists_what_it_lacks(self):
         found = problems_of(tc.github_problems, {})

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# junit.fleet: kernodeck-junit --fleet on reports the real check writes (two passes on the CPU,
+# junit.fleet: kernodeck-junit fleet on reports the real check writes (two passes on the CPU,
 # one made through the fault-injection seam, one expected and missing): the report validates
 # against junit-10.xsd and says what each unit did; the command line refuses what it must.
 #
@@ -24,9 +24,9 @@ KERNODECK_PROBE_MODULE=$fault_probe "$check" --device cpu --output "$work/report
   >/dev/null || true
 printf '# every GPU of the job\nn1.0\nn2.0\nn3.0\nn4.0\n' >"$work/expected"
 
-counts=$("$junit" --fleet "$work/reports" --expect-file "$work/expected" --title "fleet test" \
+counts=$("$junit" fleet "$work/reports" --expect-file "$work/expected" --title "fleet test" \
            --output "$work/junit.xml" --summary "$work/summary.md" --html "$work/index.html" \
-           2>"$work/stderr") || fail "kernodeck-junit --fleet failed: $(cat "$work/stderr")"
+           2>"$work/stderr") || fail "kernodeck-junit fleet failed: $(cat "$work/stderr")"
 [[ $counts == "tests=5 passed=2 failures=1 errors=2 skipped=0" ]] ||
   fail "counts: $counts (expected the certificate failing, n3 and n4 errors, n1 and n2 passing)"
 xmllint --noout --schema "$xsd" "$work/junit.xml" || fail "junit.xml does not validate"
@@ -41,21 +41,24 @@ grep -q '^| n4 | failing | 1 | 0 | 0 | 1 | no report |$' "$work/summary.md" ||
   fail "summary.md lacks n4's row: $(cat "$work/summary.md")"
 grep -q 'id="fleet"' "$work/index.html" || fail "index.html has no fleet view"
 
-# Usage: the expected units are required, and --fleet stands alone.
+# Usage: a verb is required, the expected units too, and fleet takes none of publish's options.
 usage() {  # usage WHY ARGS...: kernodeck-junit must exit 2
   local why=$1 status=0
   shift
   "$junit" "$@" --output "$work/x.xml" >/dev/null 2>&1 || status=$?
   [[ $status == 2 ]] || fail "$why: exit $status, not 2"
 }
-usage "--fleet without --expect" --fleet "$work/reports"
-usage "--expect without --fleet" --gtest-xml "$work" --expect n1.0
-usage "--fleet with --merge" --fleet "$work/reports" --expect n1.0 --merge "$work/junit.xml"
-usage "--fleet with --cases" --fleet "$work/reports" --expect n1.0 --cases "$work/reports"
+usage "no verb" --expect n1.0
+usage "the old --fleet form" --fleet "$work/reports" --expect n1.0
+usage "fleet without --expect" fleet "$work/reports"
+usage "fleet without its folder" fleet --expect n1.0
+usage "--expect with publish" publish --reports "$work" --source-root "$work" --gtest-xml "$work" --expect n1.0
+usage "fleet with --merge" fleet "$work/reports" --expect n1.0 --merge "$work/junit.xml"
+usage "fleet with --cases" fleet "$work/reports" --expect n1.0 --cases "$work/reports"
 status=0
-"$junit" --fleet "$work/reports" --expect "n1" --output "$work/x.xml" >/dev/null 2>&1 || status=$?
+"$junit" fleet "$work/reports" --expect "n1" --output "$work/x.xml" >/dev/null 2>&1 || status=$?
 [[ $status == 1 ]] || fail "an expected name without a unit: exit $status, not 1"
 status=0
-"$junit" --fleet "$work/absent" --expect n1.0 --output "$work/x.xml" >/dev/null 2>&1 || status=$?
+"$junit" fleet "$work/absent" --expect n1.0 --output "$work/x.xml" >/dev/null 2>&1 || status=$?
 [[ $status == 1 ]] || fail "a missing folder: exit $status, not 1"
 echo "junit.fleet: passed ($counts)"

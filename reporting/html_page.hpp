@@ -16,7 +16,7 @@ namespace kd::junit {
 // `text` with & < > " ' as character references.
 std::string html_escape(std::string_view text);
 
-// A page of many machines (kernodeck-junit --fleet) gives `parts`: a view shown above the
+// A page of many machines (kernodeck-junit fleet) gives `parts`: a view shown above the
 // environment, and its own ladder (<ol id="ladder">) in place of the one counted from the
 // cases, whose classnames there name nodes, not layers.
 struct PageParts {

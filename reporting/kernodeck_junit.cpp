@@ -6,7 +6,7 @@
 //                    [--commit TEXT] | --merge FILE...)
 //                   [--title NAME] [--causes FILE] [--hide-prefix DIR]... [--machine-path DIR]...
 //                   [--no-machine-scan REASON]
-//   kernodeck-junit --fleet DIR (--expect NODE.UNIT... | --expect-file FILE)... --output FILE
+//   kernodeck-junit fleet DIR (--expect NODE.UNIT... | --expect-file FILE)... --output FILE
 //                   [--title NAME] [--commit TEXT] [--summary FILE] [--html FILE] [--causes FILE]
 //
 // publish writes DIR/junit.xml (valid against junit-10.xsd; classname "kernodeck.<layer>", name
@@ -21,7 +21,7 @@
 // --no-machine-scan says why not. See publish.hpp for every option, junit_verdict.hpp for how
 // each case's verdict is weighed, html_page.hpp for the page.
 //
-// --fleet reads a folder of the check's own reports, one per GPU, "<node>.<unit>.json": a
+// fleet reads a folder of the check's own reports, one per GPU, "<node>.<unit>.json": a
 // testsuite per node, a testcase per unit, and an error for each expected unit (--expect, or
 // --expect-file: one per line, '#' comments) that left none. See fleet.hpp.
 //
@@ -91,51 +91,45 @@ CLI::App* add_publish(CLI::App& app, junit::Options& o) {
   return p;
 }
 
-// --fleet and its options (fleet.hpp).
-void add_fleet(CLI::App& app, junit::Options& o) {
-  CLI::Option* fleet =
-      app.add_option("--fleet", o.fleet, "a folder of the check's reports, <node>.<unit>.json")
-          ->type_name("DIR");
-  auto needs_fleet = [fleet](CLI::Option* option) { return option->needs(fleet); };
-  needs_fleet(app.add_option("--expect", o.expect, "a unit that must have reported, <node>.<unit>")
-                  ->type_name("NODE.UNIT")
-                  ->expected(1, -1));
-  needs_fleet(app.add_option("--expect-file", o.expect_files, "the expected units, one per line")
-                  ->type_name("FILE"));
-  needs_fleet(app.add_option("--output", o.output, "the report to write")->type_name("FILE"));
-  needs_fleet(app.add_option("--title", o.title, "name of the report (<testsuites name>)")
-                  ->type_name("NAME"));
-  needs_fleet(app.add_option("--commit", o.commit, "the commit the check was built from")
-                  ->type_name("TEXT"));
-  needs_fleet(app.add_option("--summary", o.summary, "also write a Markdown summary")
-                  ->type_name("FILE"));
-  needs_fleet(app.add_option("--html", o.html, "also write the fleet's HTML certificate")
-                  ->type_name("FILE"));
-  needs_fleet(app.add_option("--causes", o.causes,
-                             "the check's cause catalogue (kernodeck-causes --json)")
-                  ->type_name("FILE"));
+// fleet and its options (fleet.hpp).
+CLI::App* add_fleet(CLI::App& app, junit::Options& o) {
+  CLI::App* f = app.add_subcommand("fleet", "Merges a fleet's check reports into one certificate");
+  f->add_option("reports", o.fleet, "a folder of the check's reports, <node>.<unit>.json")
+      ->type_name("DIR")
+      ->required();
+  CLI::Option* expect =
+      f->add_option("--expect", o.expect, "a unit that must have reported, <node>.<unit>")
+          ->type_name("NODE.UNIT")
+          ->expected(1, -1);
+  CLI::Option* expect_file =
+      f->add_option("--expect-file", o.expect_files, "the expected units, one per line")
+          ->type_name("FILE");
+  f->add_option("--output", o.output, "the report to write")->type_name("FILE")->required();
+  f->add_option("--title", o.title, "name of the report (<testsuites name>)")->type_name("NAME");
+  f->add_option("--commit", o.commit, "the commit the check was built from")->type_name("TEXT");
+  f->add_option("--summary", o.summary, "also write a Markdown summary")->type_name("FILE");
+  f->add_option("--html", o.html, "also write the fleet's HTML certificate")->type_name("FILE");
+  f->add_option("--causes", o.causes, "the check's cause catalogue (kernodeck-causes --json)")
+      ->type_name("FILE");
+  f->callback([expect, expect_file] {
+    if (expect->count() == 0 && expect_file->count() == 0)
+      throw CLI::RequiredError("--expect or --expect-file (with fleet)");
+  });
+  return f;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Publishes a test run as a JUnit report that validates against junit-10.xsd, with "
-               "its summary and HTML certificate (publish), or a fleet's reports (--fleet).",
+               "its summary and HTML certificate (publish), or a fleet's reports (fleet).",
                "kernodeck-junit"};
   junit::Options options;
   CLI::App* publish = add_publish(app, options);
   add_fleet(app, options);
-  app.require_subcommand(0, 1);
+  app.require_subcommand(1);
   try {
     app.parse(argc, argv);
-    if (!publish->parsed()) {
-      if (app.count("--fleet") == 0) throw CLI::RequiredError("publish or --fleet");
-      if (app.count("--output") == 0) throw CLI::RequiredError("--output (with --fleet)");
-      if (app.count("--expect") == 0 && app.count("--expect-file") == 0)
-        throw CLI::RequiredError("--expect or --expect-file (with --fleet)");
-    } else if (app.count("--fleet") > 0) {
-      throw CLI::ExcludesError("--fleet", "publish");
-    }
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }

@@ -20,7 +20,7 @@
 
 namespace kd::junit {
 
-// What the command line asked for: publish's options, and --fleet's.
+// What the command line asked for: publish's options, and fleet's.
 struct Options {
   // Where junit.xml, summary.md and index.html go; a run's certificate is learned from the
   // check's reports in its cases/ folder.
@@ -47,7 +47,7 @@ struct Options {
   // Why the reports folder is not held against this machine's details (a caller that replaces
   // them itself afterwards); empty: it is.
   std::string no_machine_scan;
-  // --fleet: the folder of the check's reports, the units expected, and what to write.
+  // fleet: the folder of the check's reports, the units expected, and what to write.
   std::string fleet, output, summary, html;
   std::vector<std::string> expect, expect_files;
 };
@@ -72,7 +72,7 @@ struct Published {
 Published publish(const Options& options, const PublishEnvironment& environment,
                   std::ostream& log);
 
-// --fleet: the fleet's junit.xml, and its summary and page when asked (fleet.hpp); its counts.
+// fleet: the fleet's junit.xml, and its summary and page when asked (fleet.hpp); its counts.
 Counts publish_fleet(const Options& options, std::ostream& log);
 
 }  // namespace kd::junit

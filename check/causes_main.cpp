@@ -4,6 +4,11 @@
 //   kernodeck-causes --contract   the contract's causes table (Markdown)
 //   kernodeck-causes --readme     the README's compact table (Markdown)
 //   kernodeck-causes --json       every row as JSON, for dashboards and the certificate
+//   kernodeck-causes --outcomes   the outcome table (outcome.hpp) as JSON, with the usage
+//                                 error's exit status, for the scripts that act on the check's
+//                                 exit codes (ci/templates_check.py), so that none writes the
+//                                 numbers again: {"usage_exit_code", "outcomes": [{"code",
+//                                 "exit_code", "passed"}...]}
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +16,7 @@
 #include <string>
 
 #include "causes.hpp"
+#include "outcome.hpp"
 
 namespace {
 
@@ -73,6 +79,18 @@ void json_rows() {
   std::cout << rows.dump(2) << "\n";
 }
 
+void outcome_table() {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (kd::Outcome outcome : kd::all_outcomes()) {
+    rows.push_back({{"code", std::string(kd::code_of(outcome))},
+                    {"exit_code", kd::exit_code_of(outcome)},
+                    {"passed", kd::is_pass(outcome)}});
+  }
+  const nlohmann::ordered_json table = {{"usage_exit_code", kd::kUsageExitCode},
+                                        {"outcomes", rows}};
+  std::cout << table.dump(2) << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -86,10 +104,13 @@ int main(int argc, char** argv) {
   group->add_flag_callback("--readme", [&] { format = "readme"; },
                            "the README's compact table (Markdown)");
   group->add_flag_callback("--json", [&] { format = "json"; }, "every row as JSON");
+  group->add_flag_callback("--outcomes", [&] { format = "outcomes"; },
+                           "the outcome table, with the usage error's exit status, as JSON");
   group->require_option(1);
   CLI11_PARSE(app, argc, argv);
   if (format == "contract") contract_table();
   if (format == "readme") readme_table();
   if (format == "json") json_rows();
+  if (format == "outcomes") outcome_table();
   return 0;
 }

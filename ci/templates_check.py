@@ -4,8 +4,8 @@ beyond what their schemas say (ci/templates-check runs the schemas first, then t
 
   templates_check.py TEMPLATES OUTCOMES_JSON
 
-OUTCOMES_JSON is the build's outcomes.json (kernodeck-outcomes: the check's outcome table), from
-which the Kubernetes Jobs' exit codes are learned. Prints each problem on stderr and exits 1, or
+OUTCOMES_JSON is the build's outcomes.json (kernodeck-causes --outcomes: the check's outcome
+table), from which the Kubernetes Jobs' exit codes are learned. Prints each problem on stderr and exits 1, or
 says that the templates publish what the dashboards page promises. The YAML parser (ruamel.yaml)
 comes from the venv of ./ci/setup --junit-consumer; the checks themselves take parsed documents,
 so that their tests need no package.
@@ -48,7 +48,7 @@ UNRULED_CODES = ("INTERNAL_ERROR",)
 
 def fault_exit_codes(outcomes):
     """(image faults, node faults): the exit codes a Job's podFailurePolicy fails at once on and
-    counts, from the check's outcome table as kernodeck-outcomes prints it."""
+    counts, from the check's outcome table as kernodeck-causes --outcomes prints it."""
     rows = outcomes["outcomes"]
     codes = {row["code"] for row in rows}
     missing = [code for code in IMAGE_FAULT_CODES + UNRULED_CODES if code not in codes]

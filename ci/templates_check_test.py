@@ -12,7 +12,7 @@ import templates_check as tc  # noqa: E402
 
 
 def outcomes(**exit_codes):
-    """An outcome table as kernodeck-outcomes prints it, with some exit codes changed."""
+    """An outcome table as kernodeck-causes --outcomes prints it, with some exit codes changed."""
     rows = [("GPU_CHECK_PASSED", 0, True), ("CPU_CHECK_PASSED", 0, True),
             ("INTERNAL_ERROR", 1, False), ("TORCH_MISSING", 3, False),
             ("TORCH_IMPORT_FAILED", 4, False), ("GPU_BACKEND_ABSENT", 5, False),

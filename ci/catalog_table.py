@@ -2,12 +2,35 @@
 """The catalog of conformance cases as a Markdown table (ci/catalog), from the built suites' own
 listings: GoogleTest's JSON (--gtest_list_tests --gtest_output=json), whose value parameter is
 "<layer>.<id> guards: <promise>" and whose file is the case's, relative to the source root.
+suite_listings() is the one place that asks the built suites for them (harness/case_lines.py
+too).
 
-  catalog_table.py SOURCE_ROOT LISTING_JSON...
+  catalog_table.py SOURCE_ROOT SUITES_DIR
 """
+import glob
 import json
 import os
+import subprocess
 import sys
+import tempfile
+
+
+def suite_listings(suites_dir):
+    """The parsed listing of each conformance_* program in suites_dir, in name order; a
+    ValueError when there is none."""
+    suites = sorted(p for p in glob.glob(os.path.join(suites_dir, "conformance_*"))
+                    if os.path.isfile(p) and os.access(p, os.X_OK))
+    if not suites:
+        raise ValueError(f"no suites under {suites_dir}")
+    listings = []
+    with tempfile.TemporaryDirectory() as folder:
+        for suite in suites:
+            out = os.path.join(folder, os.path.basename(suite) + ".json")
+            subprocess.run([suite, "--gtest_list_tests", f"--gtest_output=json:{out}"],
+                           check=True, stdout=subprocess.DEVNULL)
+            with open(out) as f:
+                listings.append(json.load(f))
+    return listings
 
 
 def rows(root, listing):
@@ -28,12 +51,12 @@ def table(root, listings):
 
 
 def main(argv):
-    if len(argv) < 2:
+    if len(argv) != 3:
         sys.exit(__doc__)
-    listings = []
-    for path in argv[2:]:
-        with open(path) as f:
-            listings.append(json.load(f))
+    try:
+        listings = suite_listings(argv[2])
+    except ValueError as e:
+        sys.exit(f"ci/catalog: {e}")
     print(table(argv[1], listings))
 
 

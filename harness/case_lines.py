@@ -11,13 +11,13 @@ of it.
     harness/case_lines.py SOURCE_DIR SUITES_DIR [--window N]
 """
 import argparse
-import glob
-import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
+
+# The built suites' listings, asked in one place (ci/catalog_table.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ci"))
+import catalog_table  # noqa: E402
 
 LITERAL = re.compile(r'"([A-Za-z0-9_]+)"')
 MIN_PREFIX = 8
@@ -25,22 +25,13 @@ MIN_PREFIX = 8
 
 def listed_cases(suites_dir):
     """(id, file, line) of every case of every conformance_* program in suites_dir."""
-    suites = sorted(p for p in glob.glob(os.path.join(suites_dir, "conformance_*"))
-                    if os.access(p, os.X_OK) and os.path.isfile(p))
-    if not suites:
-        sys.exit(f"case_lines: no suites under {suites_dir}")
-    cases = []
-    with tempfile.TemporaryDirectory() as listing:
-        for suite in suites:
-            out = os.path.join(listing, os.path.basename(suite) + ".json")
-            subprocess.run([suite, "--gtest_list_tests", f"--gtest_output=json:{out}"],
-                           check=True, stdout=subprocess.DEVNULL)
-            with open(out) as f:
-                for group in json.load(f)["testsuites"]:
-                    for test in group["testsuite"]:
-                        case = test["name"].removeprefix("run/")
-                        cases.append((case, test["file"], int(test["line"])))
-    return cases
+    try:
+        listings = catalog_table.suite_listings(suites_dir)
+    except ValueError as e:
+        sys.exit(f"case_lines: {e}")
+    return [(test["name"].removeprefix("run/"), test["file"], int(test["line"]))
+            for listing in listings for group in listing["testsuites"]
+            for test in group["testsuite"]]
 
 
 def names_the_id(literal, case):

@@ -1,6 +1,5 @@
 #include "run_case.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -43,42 +42,10 @@ std::string read_text(const std::string& path, size_t limit = 1 << 20) {
   return kd::read_file(path, limit).value_or(std::string());
 }
 
-std::vector<int> all_pids() {
-  std::vector<int> pids;
-  if (DIR* d = opendir("/proc")) {
-    while (dirent* e = readdir(d)) {
-      char* end = nullptr;
-      long pid = std::strtol(e->d_name, &end, 10);
-      if (end != e->d_name && *end == '\0') pids.push_back(static_cast<int>(pid));
-    }
-    closedir(d);
-  }
-  return pids;
-}
-
-// Fields of /proc/PID/stat after the command name: state, ppid, pgrp.
-struct ProcStat {
-  char state = '?';
-  int ppid = 0;
-  int pgrp = 0;
-  std::string comm;
-};
-std::optional<ProcStat> proc_stat(int pid) {
-  std::string text = read_text("/proc/" + std::to_string(pid) + "/stat", 4096);
-  size_t open = text.find('(');
-  size_t close = text.rfind(')');
-  if (open == std::string::npos || close == std::string::npos) return std::nullopt;
-  ProcStat st;
-  st.comm = text.substr(open + 1, close - open - 1);
-  std::istringstream rest(text.substr(close + 1));
-  rest >> st.state >> st.ppid >> st.pgrp;
-  return st;
-}
-
 std::string describe_pid(int pid) {
   std::string cmd = read_text("/proc/" + std::to_string(pid) + "/cmdline", 512);
   std::replace(cmd.begin(), cmd.end(), '\0', ' ');
-  auto st = proc_stat(pid);
+  auto st = kd::process_stat(pid);
   return "pid " + std::to_string(pid) + " (" + (st ? st->comm : "?") + "): " + cmd;
 }
 
@@ -115,12 +82,12 @@ void watch(int pid, CaseRun& run) {
                                         " (libtorch and GPU drivers belong in the worker only)");
     }
   }
-  auto parent = proc_stat(pid);
+  auto parent = kd::process_stat(pid);
   if (!parent) return;
   auto command_line = [](int p) { return read_text("/proc/" + std::to_string(p) + "/cmdline", 4096); };
   const std::string parent_command = command_line(pid);
-  for (int child : all_pids()) {
-    auto st = proc_stat(child);
+  for (int child : kd::process_ids()) {
+    auto st = kd::process_stat(child);
     if (!st || st->ppid != pid || st->state == 'Z') continue;
     // Between fork and exec a child is still the parent's image, and takes its own group
     // just before exec: it is judged once it runs its own program.

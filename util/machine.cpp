@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "files.hpp"
 
@@ -27,18 +28,38 @@ MachineStrings machine_strings() {
   return machine;
 }
 
-namespace {
-
-// The state letter of /proc/PID/stat (after the command name, which may hold anything), or '?'.
-char process_state(const std::string& pid) {
-  const std::string stat = read_file("/proc/" + pid + "/stat", 4096).value_or(std::string());
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+std::vector<int> process_ids() {
+  std::vector<int> pids;
+  if (DIR* proc = opendir("/proc")) {
+    while (const dirent* entry = readdir(proc)) {
+      char* end = nullptr;
+      const long pid = std::strtol(entry->d_name, &end, 10);
+      if (end != entry->d_name && *end == '\0') pids.push_back(static_cast<int>(pid));
+    }
+    closedir(proc);
+  }
+  return pids;
 }
 
-bool environment_holds(const std::string& pid, const std::string& assignment) {
+std::optional<ProcessStat> process_stat(int pid) {
+  const std::string text =
+      read_file("/proc/" + std::to_string(pid) + "/stat", 4096).value_or(std::string());
+  // The command name may hold anything, parentheses too: it ends at the last ')'.
+  const size_t open = text.find('(');
+  const size_t close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos) return std::nullopt;
+  ProcessStat st;
+  st.comm = text.substr(open + 1, close - open - 1);
+  std::istringstream rest(text.substr(close + 1));
+  rest >> st.state >> st.ppid >> st.pgrp;
+  return st;
+}
+
+namespace {
+
+bool environment_holds(int pid, const std::string& assignment) {
   const std::string env =
-      read_file("/proc/" + pid + "/environ", 4 << 20).value_or(std::string());
+      read_file("/proc/" + std::to_string(pid) + "/environ", 4 << 20).value_or(std::string());
   for (size_t pos = 0; pos < env.size();) {
     size_t end = env.find('\0', pos);
     if (end == std::string::npos) end = env.size();
@@ -52,19 +73,12 @@ bool environment_holds(const std::string& pid, const std::string& assignment) {
 
 std::vector<int> processes_carrying(const std::string& assignment) {
   std::vector<int> found;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return found;
   const int self = getpid();
-  while (const dirent* entry = readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0' || pid == self) continue;
-    const std::string name = entry->d_name;
-    if (!environment_holds(name, assignment)) continue;
-    const char state = process_state(name);
-    if (state != 'Z' && state != 'X' && state != '?') found.push_back(static_cast<int>(pid));
+  for (int pid : process_ids()) {
+    if (pid == self || !environment_holds(pid, assignment)) continue;
+    const char state = process_stat(pid).value_or(ProcessStat{}).state;
+    if (state != 'Z' && state != 'X' && state != '?') found.push_back(pid);
   }
-  closedir(proc);
   return found;
 }
 

@@ -5,6 +5,7 @@
 // The check's own sanitizing (check/sanitize.cpp) is its own: it follows the contract's report.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,19 @@ struct MachineStrings {
 };
 
 MachineStrings machine_strings();
+
+// Every process id /proc lists.
+std::vector<int> process_ids();
+
+// Fields of /proc/PID/stat: the command name, and after it the state, ppid and pgrp; none when
+// the process is gone or its stat cannot be read.
+struct ProcessStat {
+  char state = '?';
+  int ppid = 0;
+  int pgrp = 0;
+  std::string comm;
+};
+std::optional<ProcessStat> process_stat(int pid);
 
 // The live processes (not zombies) other than this one whose environment, as they were started,
 // holds `assignment` ("NAME=VALUE") exactly; read from /proc, each environment up to the

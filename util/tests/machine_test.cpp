@@ -69,3 +69,15 @@ TEST(ProcessesCarrying, FindsTheExactAssignmentOnly) {
 }
 
 }  // namespace
+
+TEST(ProcessStat, ThisProcessAndItsParent) {
+  const std::vector<int> pids = kd::process_ids();
+  EXPECT_NE(std::find(pids.begin(), pids.end(), getpid()), pids.end());
+  const auto st = kd::process_stat(getpid());
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->state, 'R');
+  EXPECT_EQ(st->ppid, getppid());
+  EXPECT_EQ(st->pgrp, getpgrp());
+  EXPECT_FALSE(st->comm.empty());
+  EXPECT_FALSE(kd::process_stat(-1).has_value());
+}

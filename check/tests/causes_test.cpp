@@ -365,17 +365,22 @@ TEST(RecogniseCompute, GpuFaultsByNumber) {
 
 // ---- the causes users meet most (issue 22) ----
 
+// A v1 device cgroup whose devices.list refuses the control nodes and the one GPU.
+DeviceCgroup v1_cgroup_refusing_all() {
+  DeviceCgroup c;
+  c.hierarchy = "v1";
+  c.devices_list = "denies";
+  c.nvidiactl = c.nvidia_uvm = true;
+  c.nvidia_gpus = 1;
+  return c;
+}
+
 TEST(RecogniseDevice, TheDeviceCgroupsRefusalIsNotTheUsers) {
   for (int error : {100, 999, 3, 304}) {
     Evidence e = cuda_answer(error);
     e.device_nodes->nvidiactl = e.device_nodes->nvidia_uvm = NodeState::NotAccessible;
     e.device_nodes->nvidia_gpus_accessible = 0;
-    DeviceCgroup c;
-    c.hierarchy = "v1";
-    c.devices_list = "denies";
-    c.nvidiactl = c.nvidia_uvm = true;
-    c.nvidia_gpus = 1;
-    e.device_cgroup = c;
+    e.device_cgroup = v1_cgroup_refusing_all();
     EXPECT_EQ(device(e), CauseId::DeviceCgroupDenied) << error;
     // The same nodes refused by their mode are the user's.
     e.device_cgroup = DeviceCgroup{};
@@ -842,12 +847,7 @@ TEST(CauseWords, StandardOutputSaysWhyItRefused) {
 
 TEST(CauseWords, TheNewCausesNameTheirFactsNeverAPath) {
   Evidence e = cuda_answer(999);
-  DeviceCgroup c;
-  c.hierarchy = "v1";
-  c.devices_list = "denies";
-  c.nvidiactl = c.nvidia_uvm = true;
-  c.nvidia_gpus = 1;
-  e.device_cgroup = c;
+  e.device_cgroup = v1_cgroup_refusing_all();
   Cause words = cause_words(CauseId::DeviceCgroupDenied, facts_for(&e, ""));
   EXPECT_TRUE(has(words.what, "(/dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidiaN: EPERM)"))
       << words.what;

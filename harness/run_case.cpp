@@ -90,8 +90,10 @@ void watch(int pid, CaseRun& run) {
     auto st = kd::process_stat(child);
     if (!st || st->ppid != pid || st->state == 'Z') continue;
     // Between fork and exec a child is still the parent's image, and takes its own group
-    // just before exec: it is judged once it runs its own program.
-    if (command_line(child) == parent_command) continue;
+    // just before exec: it is judged once it runs its own program. A command line that reads
+    // empty (a child exiting, or caught in exec) names no program yet: the next sample judges.
+    const std::string child_command = command_line(child);
+    if (child_command.empty() || child_command == parent_command) continue;
     ++run.watched_workers;
     if (st->pgrp != child || st->pgrp == parent->pgrp) {
       note_once(run.watch_problems, "a child of the check (" + describe_pid(child) +

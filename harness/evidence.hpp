@@ -19,10 +19,6 @@ using EvidenceProblem = kd::published::Problem;
 // The files a folder needs to be complete, relative to it.
 const std::vector<std::string>& evidence_required_files();
 
-// The check's arguments as the report's `requested` and `output.requested`
-// record them: --device, --device-index, --timeout, --host-check, --output.
-std::vector<std::string> arguments_from_report(const nlohmann::json& report);
-
 // Everything that does not hold in one evidence folder, in file order.
 std::vector<EvidenceProblem> check_evidence_folder(const std::string& dir);
 

@@ -7,6 +7,7 @@
 
 #include "junit_report.hpp"
 #include "junit_text.hpp"
+#include "report_rules.hpp"
 
 namespace kd::junit {
 namespace {
@@ -45,6 +46,7 @@ CheckReport parse_check_report(const std::string& text) {
   r.object = true;
   r.pretty = doc.dump(2);
   r.ours = text_at(doc, "/tool/name") == "kernodeck-diagnostic";
+  if (r.ours) r.problems = kdh::report_problems(doc);
   r.tool_version = text_at(doc, "/tool/version");
   r.probe = text_at(doc, "/tool/probe");
   r.status = text_at(doc, "/status");
@@ -75,19 +77,6 @@ CheckReport parse_check_report(const std::string& text) {
       if (ms.is_number()) r.seconds += ms.get<double>() / 1000.0;
   }
   return r;
-}
-
-std::string CheckReport::inconsistency() const {
-  if (code.empty() || stage.empty() || message.empty() || !exit_code ||
-      (status != "passed" && status != "failed"))
-    return "the report lacks status, code, exit_code, stage or message";
-  const std::string suffix = "_PASSED";
-  const bool says_passed = code.size() > suffix.size() &&
-                           code.compare(code.size() - suffix.size(), suffix.size(), suffix) == 0;
-  if ((status == "passed") != (*exit_code == 0) || (status == "passed") != says_passed)
-    return "the report contradicts itself: status " + status + ", code " + code +
-           ", exit_code " + std::to_string(*exit_code);
-  return "";
 }
 
 std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok) {

@@ -40,10 +40,10 @@ struct CheckReport {
   // "stable_abi"), not through the fault-injection seam ("override"): only those tell facts of
   // the machine.
   bool real_probe() const { return probe == "libtorch" || probe == "stable_abi"; }
-  // Why the report is not a whole, consistent one of the check, or empty: status, code, exit
-  // code, stage and message all present, status "passed" exactly when the exit code is 0 and
-  // the code ends in _PASSED (the rule harness/expectations.cpp holds every case's report to).
-  std::string inconsistency() const;
+  // What does not hold of a report of the check (`ours`) against the contract's rules, the
+  // ones every case's report is held to (harness/rules/report_rules.hpp): empty for a whole,
+  // consistent report.
+  std::vector<std::string> problems;
 };
 
 // The report of this text, which the page shows.

@@ -59,16 +59,12 @@ void judge(FleetUnit& u, const CheckReport& r) {
   u.code = r.code;
   u.stage = r.stage;
   u.device = r.device;
-  if (!r.exit_code || r.code.empty() || r.stage.empty() || r.message.empty() ||
-      (r.status != "passed" && r.status != "failed")) {
-    u.message = r.inconsistency();
-    return;
-  }
-  u.exit_code = static_cast<int>(*r.exit_code);
+  u.exit_code = static_cast<int>(r.exit_code.value_or(-1));
   if (r.has_error) u.error = r.error_type + ": " + r.error_message;
   u.seconds = r.seconds;
-  if (const std::string why = r.inconsistency(); !why.empty()) {
-    u.message = why;
+  if (!r.problems.empty()) {
+    u.message = "the report does not hold against the contract: " + r.problems.front();
+    for (std::size_t i = 1; i < r.problems.size(); ++i) u.message += "; " + r.problems[i];
     return;
   }
   if (!r.real_probe()) {

@@ -21,9 +21,11 @@ using namespace kd::junit::testing;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// A report with every key of the contract, as the real probe writes it on the CPU.
+// A report with every key of the contract, as the real probe writes it on the CPU: a pass, or
+// libtorch that failed to load.
 json report(const std::string& code, int exit_code, const std::string& stage) {
   const bool passed = exit_code == 0;
+  const auto when_passed = [passed](json v) { return passed ? v : json(nullptr); };
   json r = {
       {"schema_version", 1},
       {"tool", {{"name", "kernodeck-diagnostic"}, {"version", "1.0.0"}, {"probe", "libtorch"}}},
@@ -35,13 +37,18 @@ json report(const std::string& code, int exit_code, const std::string& stage) {
                          : "libtorch was found but failed to load."},
       {"requested",
        {{"device", "cpu"}, {"device_index", 0}, {"timeout_s", 30}, {"host_check", false}}},
-      {"runtime", {{"os_family", "Linux"}, {"arch", "x86_64"}}},
-      {"pytorch", {{"version", passed ? json("1.13.1") : json(nullptr)}, {"cuda", nullptr},
-                   {"hip", nullptr}, {"backend", passed ? json("none") : json(nullptr)},
-                   {"gpu_available", nullptr}, {"visible_device_count", nullptr}}},
-      {"execution", {{"device", passed ? json("cpu") : json(nullptr)},
+      {"runtime", {{"os_family", "Linux"}, {"arch", "x86_64"}, {"check_build", nullptr},
+                   {"torch_source", nullptr}, {"python_environment", nullptr}}},
+      {"pytorch", {{"version", when_passed("1.13.1")}, {"cuda", nullptr}, {"hip", nullptr},
+                   {"backend", when_passed("none")}, {"gpu_available", nullptr},
+                   {"visible_device_count", nullptr}}},
+      {"execution", {{"device", when_passed("cpu")}, {"device_name", nullptr},
+                     {"capability", nullptr}, {"product_verified", passed},
+                     {"gradient_verified", passed}, {"loss", when_passed(196.0)},
+                     {"synchronized", nullptr}, {"gradient_source", when_passed("autograd")},
                      {"timings_ms", {{"load", 500.0}, {"device_init", nullptr},
-                                     {"compute", passed ? json(250.0) : json(nullptr)}}}}},
+                                     {"compute", when_passed(250.0)}}},
+                     {"memory", nullptr}}},
       {"host", nullptr},
       {"output", {{"requested", false}, {"written", false}}},
       {"error", passed ? json(nullptr)
@@ -185,7 +192,11 @@ TEST_F(FleetTest, WhatIsNotAWholeRealReportIsAnError) {
   ASSERT_EQ(fleet.units.size(), 6u);
   for (const FleetUnit& u : fleet.units)
     EXPECT_EQ(u.state, UnitState::Unreadable) << u.id() << ": " << u.message;
-  EXPECT_NE(unit(fleet, "contradicts.0").message.find("contradicts"), std::string::npos);
+  // Judged by the contract's rules, the ones every case's report is held to.
+  EXPECT_NE(unit(fleet, "contradicts.0").message.find("must exit 0"), std::string::npos)
+      << unit(fleet, "contradicts.0").message;
+  EXPECT_NE(unit(fleet, "lacks.0").message.find("report lacks /stage"), std::string::npos)
+      << unit(fleet, "lacks.0").message;
   EXPECT_NE(unit(fleet, "simulated.0").message.find("fault-injection"), std::string::npos);
   ASSERT_EQ(fleet.warnings.size(), 1u);
   EXPECT_NE(fleet.warnings[0].find("notes.json"), std::string::npos) << fleet.warnings[0];

@@ -1,7 +1,7 @@
 // The contract's rules for any report, whatever the case that produced it: the keys, codes,
 // stages and exit codes that go together, what a pass and a failure carry, and error.evidence
-// holding words and tokens only (CONTRACT.md, "The report"). A live case's report and committed
-// evidence are judged by these same rules.
+// holding words and tokens only (CONTRACT.md, "The report"). A live case's report, committed
+// evidence and each report of a fleet (reporting/fleet.hpp) are judged by these same rules.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -28,5 +28,13 @@ void check_report_shape(const std::vector<std::string>& arguments, const json& r
 // contract's table gives its code.
 std::vector<std::string> report_problems(const json& report, const std::vector<std::string>& args,
                                          std::optional<int> exit_code);
+
+// The check's arguments as the report's `requested` and `output.requested`
+// record them: --device, --device-index, --timeout, --host-check, --output.
+std::vector<std::string> arguments_from_report(const json& report);
+
+// A report read alone (a fleet's, committed evidence without its exit file): judged with the
+// arguments it records and its own exit_code against its code.
+std::vector<std::string> report_problems(const json& report);
 
 }  // namespace kdh

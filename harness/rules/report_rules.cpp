@@ -316,4 +316,29 @@ std::vector<std::string> report_problems(const json& report, const std::vector<s
   return problems;
 }
 
+std::vector<std::string> arguments_from_report(const nlohmann::json& report) {
+  using nlohmann::json;
+  std::vector<std::string> args;
+  if (!report.is_object()) return args;
+  const json requested = report.value("requested", json());
+  if (requested.is_object()) {
+    const json device = requested.value("device", json());
+    if (device.is_string()) args.insert(args.end(), {"--device", device.get<std::string>()});
+    const json index = requested.value("device_index", json());
+    if (index.is_number_integer()) args.insert(args.end(), {"--device-index", index.dump()});
+    const json timeout = requested.value("timeout_s", json());
+    if (timeout.is_number()) args.insert(args.end(), {"--timeout", timeout.dump()});
+    if (requested.value("host_check", json()) == true) args.push_back("--host-check");
+  }
+  const json output = report.value("output", json());
+  if (output.is_object() && output.value("requested", json()) == true) {
+    args.insert(args.end(), {"--output", "{out}/report.json"});
+  }
+  return args;
+}
+
+std::vector<std::string> report_problems(const json& report) {
+  return report_problems(report, arguments_from_report(report), std::nullopt);
+}
+
 }  // namespace kdh

@@ -2,16 +2,18 @@
 """The stable probe's certificate against torch releases from PyPI (not part of CI; the
 `check` subcommand is what a CI test runs). Standard library only.
 
-  torch_matrix.py run --check-dir DIR --out FILE [--versions 2.9.1,2.10.0,...] [--work DIR]
+  torch_matrix.py run --check-dir DIR --out FILE --scan-tool EVIDENCE [--versions A,B,...]
+                      [--work DIR]
       for each version, one at a time: a fresh virtual environment, `pip install
       torch==VERSION` (PyPI's default Linux wheel, a CUDA build), the check DIR/bin/
       kernodeck-diagnostic run with `--device cpu` and with the default device in a clean
       environment, one row recorded, the environment deleted. FILE is rewritten after
-      every version; each run's report and stderr stay in WORK/logs/.
-  torch_matrix.py check FILE
+      every version, and only once the build's kernodeck-evidence (EVIDENCE) finds nothing
+      of this machine in it; each run's report and stderr stay in WORK/logs/.
+  torch_matrix.py check FILE [--scan-tool EVIDENCE]
       every row complete and as the contract expects of its release (below 2.10 refused as
       StableAbiTooOld; from 2.10 a CPU pass and, with no GPU here, GPU_UNAVAILABLE); exit 1
-      naming each broken row and field.
+      naming each broken row and field (and, with EVIDENCE, what of this machine it names).
   torch_matrix.py markdown FILE
       the matrix as a Markdown table (docs/gpu-runners.md).
 """
@@ -22,9 +24,9 @@ import os
 import pathlib
 import re
 import shutil
-import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -132,21 +134,32 @@ def certify_in(venv, version, check_dir, work, logs):
     return row
 
 
-def leaks(text):
-    """This machine's paths and host name (as a whole word) that `text` names."""
-    paths = [str(REPO), os.environ.get("HOME", ""), "/tmp/", "/work/"]
-    found = [p for p in paths if len(p) > 1 and p in text]
-    host = socket.gethostname()
-    return found + ([host] if re.search(rf"\b{re.escape(host)}\b", text) else [])
+def machine_problems(path, scan_tool):
+    """What of this machine (its HOME, host and user names, the checkout's folder, and any path,
+    address or GPU UUID) the file at `path` names, as kernodeck-evidence --published finds it,
+    the scanner every published report is held against; empty when nothing."""
+    with tempfile.TemporaryDirectory(prefix="torch-matrix-scan-") as folder:
+        shutil.copy(path, pathlib.Path(folder) / pathlib.Path(path).name)
+        scan = subprocess.run([scan_tool, "--published", "--this-machine", "--machine-path",
+                               str(REPO), folder], capture_output=True, text=True)
+    if scan.returncode == 0:
+        return ""
+    return (scan.stdout + scan.stderr).replace(folder + os.sep, "").strip() or \
+        f"{scan_tool} exited {scan.returncode}"
 
 
-def write_matrix(path, rows, commit):
+def write_matrix(path, rows, commit, scan_tool):
     document = {"check_commit": commit, "date": datetime.date.today().isoformat(),
                 "probe": "stable_abi", "rows": sorted(rows, key=lambda r: version_key(r["torch"]))}
-    text = json.dumps(document, indent=2) + "\n"
-    if leaks(text):
-        raise SystemExit(f"torch-matrix: the matrix would name this machine ({leaks(text)}); not written")
-    pathlib.Path(path).write_text(text)
+    destination = pathlib.Path(path).resolve()
+    with tempfile.NamedTemporaryFile("w", dir=destination.parent, prefix=".torch-matrix-",
+                                     suffix=".json", delete=False) as new:
+        new.write(json.dumps(document, indent=2) + "\n")
+    found = machine_problems(new.name, scan_tool)
+    if found:
+        os.unlink(new.name)
+        raise SystemExit(f"torch-matrix: the matrix would name this machine; not written:\n{found}")
+    os.replace(new.name, destination)
 
 
 def command_run(args):
@@ -166,7 +179,7 @@ def command_run(args):
             print(f"  not certified: {e}", flush=True)
             failed.append(version)
         print(f"  {time.monotonic() - start:.0f} s for torch {version}", flush=True)
-        write_matrix(args.out, rows, commit)
+        write_matrix(args.out, rows, commit, args.scan_tool)
     if failed:
         print(f"torch-matrix: no row for {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
@@ -245,6 +258,9 @@ def command_check(args):
         print(f"torch-matrix: {args.file}: {e}", file=sys.stderr)
         return 1
     found = problems(document)
+    if args.scan_tool:
+        leaked = machine_problems(args.file, args.scan_tool)
+        found += [f"names this machine: {leaked}"] if leaked else []
     for line in found:
         print(f"{args.file}: {line}", file=sys.stderr)
     if not found:
@@ -297,9 +313,17 @@ def main(argv=None):
     run.add_argument("--out", required=True)
     run.add_argument("--versions", default=",".join(DEFAULT_VERSIONS))
     run.add_argument("--work", default=str(REPO / ".tools" / "torch-matrix"))
-    for name in ["check", "markdown"]:
-        sub.add_parser(name).add_argument("file")
+    check = sub.add_parser("check")
+    check.add_argument("file")
+    for command in (run, check):
+        command.add_argument("--scan-tool", default=os.environ.get("KERNODECK_EVIDENCE"),
+                             help="kernodeck-evidence, which finds this machine in a file "
+                                  "(default: $KERNODECK_EVIDENCE)")
+    sub.add_parser("markdown").add_argument("file")
     args = parser.parse_args(argv)
+    if args.command == "run" and not args.scan_tool:
+        parser.error("run needs --scan-tool (or KERNODECK_EVIDENCE): kernodeck-evidence of a "
+                     "build, which keeps this machine out of the matrix")
     if args.command == "run":
         return command_run(args)
     if args.command == "check":

@@ -10,6 +10,10 @@
 #include "summary.hpp"
 
 namespace kd::junit {
+
+// page.css, built in (kd_embed, reporting/CMakeLists.txt).
+std::string_view page_style();
+
 namespace {
 
 struct HtmlCase {
@@ -39,51 +43,6 @@ std::string count_text(const LayerState& s) {
   return std::to_string(s.passed) + " passed, " + std::to_string(s.failed) + " failed, " +
          std::to_string(s.skipped) + " skipped";
 }
-
-constexpr const char* kStyle = R"(
-html { --bg: #ffffff; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --panel: #f6f8fa;
-        --pass: #1a7f37; --fail: #cf222e; --skip: #9a6700; --link: #0969da; }
-@media (prefers-color-scheme: dark) {
-  html { --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --panel: #161b22;
-          --pass: #3fb950; --fail: #f85149; --skip: #d29922; --link: #4493f8; }
-}
-a { color: var(--link); }
-body { background: var(--bg); color: var(--fg); margin: 2em auto; max-width: 75em;
-       padding: 0 1em; font: 15px/1.45 system-ui, sans-serif; }
-h1 { margin-bottom: .2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid var(--line); }
-.verdict { font-size: 1.2em; font-weight: bold; }
-table { border-collapse: collapse; margin: .5em 0; }
-th, td { border: 1px solid var(--line); padding: .25em .6em; text-align: left; vertical-align: top; }
-th { background: var(--panel); }
-.passed { color: var(--pass); } .failed { color: var(--fail); } .skipped { color: var(--skip); }
-ol.ladder { list-style: none; padding: 0; display: flex; flex-direction: column-reverse; gap: .4em;
-            max-width: 40em; }
-ol.ladder li { border: 2px solid var(--line); border-left-width: .6em; background: var(--panel);
-               padding: .4em .8em; }
-ol.ladder li.passed { border-left-color: var(--pass); }
-ol.ladder li.failed { border-left-color: var(--fail); }
-ol.ladder li.skipped { border-left-color: var(--skip); }
-.case { border: 1px solid var(--line); margin: .4em 0; padding: .4em .8em; }
-.case .promise { color: var(--muted); }
-.cause { border: 1px solid var(--line); border-left: .5em solid var(--fail); background: var(--panel);
-         margin: .4em 0; padding: .4em .8em; }
-.cause .next-action { font-weight: bold; }
-.cause .said, .cause-met { color: var(--muted); }
-#cause-table { width: 100%; }
-#cause-table td:nth-child(2) { min-width: 12em; }
-#cause-table td:nth-child(4) { width: 45%; }
-#causes tr.met td:first-child { border-left: .4em solid var(--link); }
-#causes tr.met.by-failed td:first-child { border-left-color: var(--fail); }
-pre { background: var(--panel); border: 1px solid var(--line); padding: .5em; overflow-x: auto;
-      white-space: pre-wrap; word-break: break-word; font-size: 13px; }
-summary { cursor: pointer; color: var(--muted); }
-@media print {
-  body { background: #fff; color: #000; max-width: none; margin: 0; }
-  html { --bg: #fff; --fg: #000; --panel: #fff; --muted: #333; }
-  details > pre { display: none; }
-  .case { break-inside: avoid; }
-}
-)";
 
 }  // namespace
 
@@ -178,7 +137,7 @@ void write_head(std::ostringstream& h, const HtmlReport& r) {
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     << "<meta name=\"color-scheme\" content=\"light dark\">\n"
-    << "<title>" << html_escape(r.title) << ": certificate</title>\n<style>" << kStyle
+    << "<title>" << html_escape(r.title) << ": certificate</title>\n<style>\n" << page_style()
     << "</style>\n</head>\n<body>\n";
   h << "<main id=\"certificate\" data-tests=\"" << counts.tests << "\" data-passed=\""
     << counts.passed << "\" data-failed=\"" << counts.failures << "\" data-errors=\""

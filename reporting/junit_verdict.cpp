@@ -2,7 +2,7 @@
 
 #include "junit_text.hpp"
 
-#include <cstdio>
+#include <ctime>
 #include <optional>
 #include <set>
 #include <utility>
@@ -14,27 +14,13 @@ namespace {
 
 // ---- timestamps ------------------------------------------------------------------------------
 
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's civil calendar
-// algorithm); both timestamps compared are local time of the same machine, so no time zone
-// is involved, only their difference.
-long long days_from_civil(long long y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const long long era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<long long>(doe) - 719468;
-}
-
+// Seconds of a "YYYY-MM-DDTHH:MM:SS" timestamp. Both timestamps compared are local time of
+// the same machine, so they are read as UTC: only their difference matters.
 std::optional<long long> parse_timestamp(const std::string& text) {
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &year, &month, &day, &hour, &minute,
-                  &second) != 6)
-    return std::nullopt;
-  if (month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
-  return days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) *
-             86400 +
-         hour * 3600 + minute * 60 + second;
+  std::tm when{};
+  const char* end = ::strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &when);
+  if (end == nullptr) return std::nullopt;
+  return static_cast<long long>(::timegm(&when));
 }
 
 // A file written before this CTest run began belongs to an earlier run; using it would show

@@ -4,11 +4,11 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 namespace kd {
 namespace {
-
-constexpr unsigned kCount = kDeviceCount;
 
 // The next actions that several causes share.
 constexpr std::string_view kRaiseMemory =
@@ -219,18 +219,135 @@ constexpr Recogniser seeing(Sign sign) { return {Api::Both, {}, {}, {}, sign}; }
 // The layer's generic row: whatever no row before it recognised.
 constexpr Recogniser kOtherwise{};
 
+// The catalogue's columns in short: a stage or an outcome by its name alone; kCount for
+// kDeviceCount, and kCountOrStart for a cause met whether a GPU is usable or the device starts.
+constexpr Stage Import = Stage::Import, Device = Stage::Device, Compute = Stage::Compute,
+                Output = Stage::Output;
+constexpr Outcome GpuUnavailable = Outcome::GpuUnavailable, TorchMissing = Outcome::TorchMissing,
+                  TorchImportFailed = Outcome::TorchImportFailed,
+                  RuntimeError = Outcome::RuntimeError, WorkerFailed = Outcome::WorkerFailed,
+                  InternalError = Outcome::InternalError, OutOfMemory = Outcome::OutOfMemory,
+                  OutputWriteFailed = Outcome::OutputWriteFailed;
+constexpr unsigned kCount = kDeviceCount, kCountOrStart = kDeviceCount | kDeviceStart;
+
+// The words of the loader, libtorch or the worker that some rows look for, too many to
+// spell within the row's line.
+constexpr W kOldDriver{"driver on your system is too old", "insufficient for CUDA runtime"};
+constexpr W kNoGpus{"No CUDA GPUs are available", "No HIP GPUs are available"};
+constexpr W kDamagedFile{"invalid ELF header", "file too short", "cannot read file data"};
+constexpr W kNoMemory{"bad_alloc", "Cannot allocate memory", "out of memory"};
+constexpr W kNoThread{"Resource temporarily unavailable", "Thread creation failed",
+                      "pthread_create"};
+constexpr std::string_view kCannotOpen = "cannot open shared object file";
+
+// A cause's row: its name, stage, outcome and where it is met, and how it is recognised.
+struct CauseRow {
+  CauseId id;
+  std::string_view type;
+  SnakeCase key;
+  Stage stage;
+  Outcome outcome;
+  unsigned where;
+  Recogniser how;
+};
+
 // A cause's one name: its CauseId, its error.type and its key.
 #define CAUSE(name) CauseId::name, #name, SnakeCase(#name, SnakeCase::kLower)
 
-// The catalogue, a row a cause: its name, stage, outcome and where it is met; how it is
-// recognised; its title, how it is recognised for people, its message and next action.
+// The catalogue, a row a cause and a line a row: its name, stage, outcome and where it is met;
+// how it is recognised. Its words for people are in kWords, below, row for row.
 // Rows are tried in this order: the first that fits is the cause, so the evidence-backed
 // rows come before the bare numbers, and each layer ends in its generic row (none for
 // compute and an allocation: their failure stays the backend's error).
-constexpr CauseInfo kCauses[] = {
+// clang-format off
+constexpr CauseRow kCauses[] = {
     // ---- device ----
-    {CAUSE(WslGpuNotReached), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({35, 100, 999, 3}, wsl_without_nvidia_nodes),
+    {CAUSE(WslGpuNotReached),                 Device,  GpuUnavailable,    kCount,        cuda({35, 100, 999, 3}, wsl_without_nvidia_nodes)},
+    {CAUSE(GpusWithoutNvidiaRuntime),         Device,  GpuUnavailable,    kCount,        cuda({35, 100, 999, 3}, plugin_without_runtime)},
+    {CAUSE(DriverLinkMissing),                Device,  GpuUnavailable,    kCount,        cuda({35}, link_missing)},
+    {CAUSE(DriverCapabilityMissing),          Device,  GpuUnavailable,    kCount,        cuda({35}, capability_missing)},
+    {CAUSE(NoDriver),                         Device,  GpuUnavailable,    kCount,        cuda({35}, no_driver_version).saying({"Found no NVIDIA driver"})},
+    {CAUSE(DriverTooOld),                     Device,  GpuUnavailable,    kCount,        cuda({35}, driver_version).saying(kOldDriver)},
+    {CAUSE(StubDriver),                       Device,  GpuUnavailable,    kCount,        cuda({34}, stub_library)},
+    {CAUSE(DeviceCgroupDenied),               Device,  GpuUnavailable,    kCount,        runtime({100, 999, 3, 304}, cgroup_refuses_control)},
+    {CAUSE(NoGpuGranted),                     Device,  GpuUnavailable,    kCount,        runtime({100, 999, 3, 304}, cgroup_refuses_every_gpu)},
+    {CAUSE(NodeGroupUnmapped),                Device,  GpuUnavailable,    kCount,        runtime({100, 999, 3, 304}, group_unmapped)},
+    {CAUSE(DeviceNodesNotAccessible),         Device,  GpuUnavailable,    kCount,        runtime({100, 999, 3, 304}, nodes_not_accessible)},
+    {CAUSE(NoDeviceNodes),                    Device,  GpuUnavailable,    kCount,        runtime({100, 999, 3, 304}, no_gpu_nodes)},
+    {CAUSE(GpusHidden),                       Device,  GpuUnavailable,    kCount,        runtime({100}, gpus_hidden)},
+    {CAUSE(UvmMissing),                       Device,  GpuUnavailable,    kCount,        cuda({999}, uvm_missing)},
+    {CAUSE(DriverMismatch),                   Device,  GpuUnavailable,    kCount,        cuda({803})},
+    {CAUSE(FabricManagerNotRunning),          Device,  GpuUnavailable,    kCount,        cuda({802})},
+    {CAUSE(CompatNotSupported),               Device,  GpuUnavailable,    kCount,        cuda({804})},
+    {CAUSE(DevicesBusy),                      Device,  GpuUnavailable,    kCountOrStart, cuda({46})},
+    {CAUSE(OsCallRefused),                    Device,  GpuUnavailable,    kCount,        runtime({304})},
+    {CAUSE(DriverInitFailed),                 Device,  GpuUnavailable,    kCount,        runtime({3})},
+    {CAUSE(OutOfMemoryAtInit),                Device,  GpuUnavailable,    kCount,        runtime({2})},
+    {CAUSE(UnknownDriverError),               Device,  GpuUnavailable,    kCount,        runtime({999})},
+    {CAUSE(NoDevice),                         Device,  GpuUnavailable,    kCount,        runtime({100}).saying(kNoGpus)},
+    {CAUSE(GpuUnavailable),                   Device,  GpuUnavailable,    kCount,        kOtherwise},
+
+    // ---- import ----
+    {CAUSE(AddressSpaceLimit),                Import,  TorchImportFailed, kLoader,       seeing(loader_out_of_memory)},
+    {CAUSE(CxxRuntimeTooOld),                 Import,  TorchImportFailed, kLoader,       says({"version `GLIBCXX_", "version `CXXABI_"}, "not found")},
+    {CAUSE(CLibraryTooOld),                   Import,  TorchImportFailed, kLoader,       says({"version `GLIBC_"}, "not found")},
+    {CAUSE(CudaLibraryShadowed),              Import,  TorchImportFailed, kLoader,       seeing(copy_shadowing)},
+    {CAUSE(MixedBuilds),                      Import,  TorchImportFailed, kLoader,       says({"undefined symbol"})},
+    {CAUSE(CorruptLibrary),                   Import,  TorchImportFailed, kLoader,       says(kDamagedFile).or_seeing(copy_damaged)},
+    {CAUSE(LibraryUnreadable),                Import,  TorchImportFailed, kLoader,       says({"Permission denied"}, kCannotOpen).or_seeing(copy_unreadable)},
+    {CAUSE(WrongArchitecture),                Import,  TorchImportFailed, kLoader,       says({"wrong ELF class"}).or_seeing(copy_other_machine)},
+    {CAUSE(TorchNotFound),                    Import,  TorchMissing,      kLoader,       seeing(torch_library_missing)},
+    {CAUSE(DependencyNotFound),               Import,  TorchImportFailed, kLoader,       says({kCannotOpen})},
+    {CAUSE(LoaderError),                      Import,  TorchImportFailed, kLoader,       kOtherwise},
+
+    // ---- import: the stable probe's libtorch, found through the Python environment ----
+    {CAUSE(TorchPackageMissing),              Import,  TorchMissing,      kTorchSearch,  kOtherwise},
+    {CAUSE(NoPythonForTorch),                 Import,  TorchMissing,      kTorchSearch,  kOtherwise},
+    {CAUSE(StableAbiTooOld),                  Import,  TorchImportFailed, kStableProbe,  kOtherwise},
+
+    // ---- compute ----
+    {CAUSE(RocmArchitectureMissing),          Compute, RuntimeError,      kCompute,      hip({98, 209}, gfx_target_known)},
+    {CAUSE(NoKernelImage),                    Compute, RuntimeError,      kCompute,      runtime({209})},
+    {CAUSE(PtxTooNew),                        Compute, RuntimeError,      kCompute,      cuda({222})},
+    {CAUSE(GpuFault),                         Compute, RuntimeError,      kCompute,      runtime({700, 719})},
+    {CAUSE(UncorrectableEcc),                 Compute, RuntimeError,      kCompute,      runtime({214})},
+
+    // ---- the worker's start: fork, exec or one of its pipes failed ----
+    {CAUSE(ProcessLimitAtStart),              Import,  WorkerFailed,      kWorkerStart,  system_errors({EAGAIN})},
+    {CAUSE(OutOfMemoryAtStart),               Import,  WorkerFailed,      kWorkerStart,  system_errors({ENOMEM})},
+    {CAUSE(OpenFileLimitAtStart),             Import,  WorkerFailed,      kWorkerStart,  system_errors({EMFILE, ENFILE})},
+    {CAUSE(SpawnFailed),                      Import,  InternalError,     kWorkerStart,  kOtherwise},
+
+    // ---- the worker's end without a verdict ----
+    {CAUSE(KilledFromOutside),                Import,  WorkerFailed,      kWorkerEnd,    seeing(killed_from_outside)},
+    {CAUSE(DiedForLackOfMemory),              Import,  WorkerFailed,      kWorkerEnd,    says(kNoMemory)},
+    {CAUSE(ThreadStartFailed),                Import,  WorkerFailed,      kWorkerEnd,    says(kNoThread)},
+    {CAUSE(WorkerFailed),                     Import,  WorkerFailed,      kWorkerEnd,    kOtherwise},
+
+    // ---- an allocation refused ----
+    {CAUSE(AllocationUnderAddressSpaceLimit), Device,  OutOfMemory,       kAllocation,   seeing(address_space_limited)},
+
+    // ---- output ----
+    {CAUSE(StdoutWriteFailed),                Output,  OutputWriteFailed, kStdout,       kOtherwise},
+};
+// clang-format on
+
+#undef CAUSE
+
+// A cause's words for people: its title, how it is recognised (the docs' column), its
+// message's first sentence and its next action, with {fact} placeholders (cause_words).
+struct CauseWords {
+  CauseId id;
+  std::string_view title;
+  std::string_view recognised;
+  std::string_view what;
+  std::string_view next_action;
+};
+
+// Each cause's words, in the catalogue's order.
+constexpr CauseWords kWords[] = {
+    // ---- device ----
+    {CauseId::WslGpuNotReached,
      "WSL2 without its way to the GPU (/dev/dxg and the WSL driver libraries)",
      "CUDA runtime error 35, 100, 999 or 3 on a WSL2 kernel (its release names microsoft) "
      "without /dev/nvidiaN, which WSL2 never has: its GPU is /dev/dxg",
@@ -239,8 +356,7 @@ constexpr CauseInfo kCauses[] = {
      "Install the NVIDIA driver for WSL on Windows (never a Linux driver inside WSL), start the "
      "container with --gpus all (Docker Desktop's WSL2 backend mounts /dev/dxg and "
      "/usr/lib/wsl/lib), and keep /usr/lib/wsl/lib on the loader's path (ldconfig)."},
-    {CAUSE(GpusWithoutNvidiaRuntime), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({35, 100, 999, 3}, plugin_without_runtime),
+    {CauseId::GpusWithoutNvidiaRuntime,
      "GPUs given by the device plugin, the container not started by the NVIDIA runtime",
      "CUDA runtime error 35, 100, 999 or 3 while NVIDIA_VISIBLE_DEVICES names GPU UUIDs (its "
      "shape uuid_list, as the NVIDIA device plugin sets it) and there is no /dev/nvidiaN",
@@ -250,8 +366,7 @@ constexpr CauseInfo kCauses[] = {
      "Run the pod with the NVIDIA runtime (runtimeClassName: nvidia, or nvidia as the node's "
      "default containerd or CRI-O runtime, as the GPU operator sets it up): the device plugin "
      "only names the GPUs, the runtime exposes them."},
-    {CAUSE(DriverLinkMissing), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({35}, link_missing),
+    {CauseId::DriverLinkMissing,
      "libcuda.so.1 missing beside the driver library",
      "CUDA runtime error 35 (insufficient driver) with no driver version, while a "
      "libcuda.so.<version> is where the loader looks and no libcuda.so.1 is",
@@ -260,8 +375,7 @@ constexpr CauseInfo kCauses[] = {
      "Run ldconfig in the container (or let the NVIDIA container toolkit's update-ldcache or CDI "
      "hook run it) so that libcuda.so.1 links to libcuda.so.{libcuda_version}; a driver library "
      "copied into an image needs its link too."},
-    {CAUSE(DriverCapabilityMissing), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({35}, capability_missing),
+    {CauseId::DriverCapabilityMissing,
      "the driver mounted without its compute capability",
      "CUDA runtime error 35 (insufficient driver) with no driver version, while the NVIDIA "
      "device nodes and libnvidia-ml.so.1 are there and no libcuda is where the loader looks: "
@@ -272,8 +386,7 @@ constexpr CauseInfo kCauses[] = {
      "Add compute to NVIDIA_DRIVER_CAPABILITIES (compute,utility, or all) where the container is "
      "defined (the image's ENV, the pod's env, docker run -e) and start it again: the NVIDIA "
      "container runtime mounts libcuda.so.1 only for that capability."},
-    {CAUSE(NoDriver), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({35}, no_driver_version).saying({"Found no NVIDIA driver"}),
+    {CauseId::NoDriver,
      "no NVIDIA driver library",
      "CUDA runtime error 35 (insufficient driver) while the runtime reports no driver version; "
      "without a runtime to ask, libtorch's \"Found no NVIDIA driver\"",
@@ -281,9 +394,7 @@ constexpr CauseInfo kCauses[] = {
      "loaded.",
      "Expose the driver to this container (NVIDIA container toolkit, --gpus) and check device "
      "exposure and permissions."},
-    {CAUSE(DriverTooOld), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({35}, driver_version)
-         .saying({"driver on your system is too old", "insufficient for CUDA runtime"}),
+    {CauseId::DriverTooOld,
      "driver too old for libtorch's CUDA runtime",
      "CUDA runtime error 35 (insufficient driver) with a driver version; without a runtime to "
      "ask, libtorch's \"driver on your system is too old\" or \"insufficient for CUDA runtime\"",
@@ -292,8 +403,7 @@ constexpr CauseInfo kCauses[] = {
      "{runtime_cuda}).",
      "Update the GPU driver, or install a libtorch built for the CUDA version the driver "
      "supports."},
-    {CAUSE(StubDriver), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({34}, stub_library),
+    {CauseId::StubDriver,
      "the CUDA toolkit's stub driver library loaded",
      "CUDA runtime error 34 (stub library) while the libcuda.so.1 the loader finds is in a stubs "
      "folder or has no version in its file name",
@@ -303,8 +413,7 @@ constexpr CauseInfo kCauses[] = {
      "Take the stubs folder (the CUDA toolkit's lib64/stubs) off LD_LIBRARY_PATH and out of "
      "ld.so.conf, and remove any libcuda.so.1 that links to the stub from the image, so that the "
      "driver's own libcuda.so.1, which the NVIDIA container toolkit mounts, is loaded."},
-    {CAUSE(DeviceCgroupDenied), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({100, 999, 3, 304}, cgroup_refuses_control),
+    {CauseId::DeviceCgroupDenied,
      "the device cgroup refuses the GPU nodes (the container's device rules lost)",
      "runtime error 100, 999, 3 or 304 while the kernel refuses this process the vendor's "
      "control node (/dev/nvidiactl or /dev/nvidia-uvm; /dev/kfd for ROCm) with EPERM when its "
@@ -318,8 +427,7 @@ constexpr CauseInfo kCauses[] = {
      "documents, create the /dev/char links of the NVIDIA nodes (nvidia-ctk system "
      "create-dev-char-symlinks --create-all), give the nodes as --device rules, or run the "
      "container runtime with the cgroupfs cgroup driver."},
-    {CAUSE(NoGpuGranted), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({100, 999, 3, 304}, cgroup_refuses_every_gpu),
+    {CauseId::NoGpuGranted,
      "no GPU granted to this job by its device cgroup",
      "runtime error 100, 999, 3 or 304 while the kernel refuses every GPU node (/dev/nvidiaN; "
      "/dev/dri/renderD* for ROCm) with EPERM and the control node is open: a scheduler's device "
@@ -329,8 +437,7 @@ constexpr CauseInfo kCauses[] = {
      "with the GPUs of other jobs (Slurm's ConstrainDevices, a device plugin).",
      "Ask the scheduler for a GPU (srun --gres=gpu:1, the pod's nvidia.com/gpu limit) and run "
      "the check inside that allocation: it counts the GPUs it was granted from 0."},
-    {CAUSE(NodeGroupUnmapped), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({100, 999, 3, 304}, group_unmapped),
+    {CauseId::NodeGroupUnmapped,
      "the device nodes' group not mapped into the user namespace (a rootless container)",
      "runtime error 100, 999, 3 or 304 while GPU nodes that their mode refuses belong to a group "
      "this process's user namespace does not map (their gid shows as the overflow gid of "
@@ -341,8 +448,7 @@ constexpr CauseInfo kCauses[] = {
      "Keep the host's groups in the rootless container (podman run --group-add keep-groups, with "
      "crun), map the nodes' group into its user namespace (/etc/subgid), or give the nodes a "
      "mode that lets others read and write them (a udev rule)."},
-    {CAUSE(DeviceNodesNotAccessible), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({100, 999, 3, 304}, nodes_not_accessible),
+    {CauseId::DeviceNodesNotAccessible,
      "device nodes this user may not open",
      "runtime error 100, 999, 3 or 304 while a GPU device node exists that this process may not "
      "read and write by its mode (access(2) answers EACCES)",
@@ -350,8 +456,7 @@ constexpr CauseInfo kCauses[] = {
      "({closed_nodes}).",
      "Run as a user who may read and write them (their group, often video or render), or let the "
      "container runtime or the device plugin set their permissions."},
-    {CAUSE(NoDeviceNodes), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({100, 999, 3, 304}, no_gpu_nodes),
+    {CauseId::NoDeviceNodes,
      "no GPU device node in the container",
      "runtime error 100, 999, 3 or 304 while there is no GPU device node (/dev/nvidiaN; /dev/kfd "
      "and /dev/dri/renderD* for ROCm)",
@@ -359,8 +464,7 @@ constexpr CauseInfo kCauses[] = {
      "{expose}).",
      "Start the container with its GPUs exposed (--gpus or the device plugin; for ROCm --device "
      "/dev/kfd --device /dev/dri) and check that the node gives it a GPU."},
-    {CAUSE(GpusHidden), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({100}, gpus_hidden),
+    {CauseId::GpusHidden,
      "GPUs hidden by a visibility variable",
      "runtime error 100 (no device) while GPU device nodes exist and CUDA_VISIBLE_DEVICES, "
      "HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES is set",
@@ -368,16 +472,14 @@ constexpr CauseInfo kCauses[] = {
      "visible.",
      "Unset the variable, or list GPUs this machine has (an index from 0, or the UUID of one of "
      "its GPUs)."},
-    {CAUSE(UvmMissing), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({999}, uvm_missing),
+    {CauseId::UvmMissing,
      "/dev/nvidia-uvm missing",
      "CUDA runtime error 999 (unknown) while /dev/nvidiaN exists and /dev/nvidia-uvm does not",
      "No usable GPU in this process: /dev/nvidia-uvm is missing, and the CUDA runtime cannot "
      "work without it (error 999).",
      "Load the nvidia-uvm kernel module on the host (nvidia-modprobe -u -c=0) and expose "
      "/dev/nvidia-uvm to the container."},
-    {CAUSE(DriverMismatch), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({803}),
+    {CauseId::DriverMismatch,
      "driver library and kernel module of different versions",
      "CUDA runtime error 803 (system driver mismatch)",
      "No usable GPU in this process: the NVIDIA driver library ({driver_library}) and the kernel "
@@ -385,16 +487,14 @@ constexpr CauseInfo kCauses[] = {
      "Use the driver libraries of the host's kernel module: let the NVIDIA container toolkit "
      "mount them instead of shipping libcuda in the image (or drop cuda-compat), or bring the "
      "host's driver to the library's version."},
-    {CAUSE(FabricManagerNotRunning), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({802}),
+    {CauseId::FabricManagerNotRunning,
      "NVSwitch system without the fabric manager",
      "CUDA runtime error 802 (system not ready)",
      "No usable GPU in this process: the system is not ready (error 802); on an NVSwitch system "
      "(HGX) the NVIDIA fabric manager is not running.",
      "Start nvidia-fabricmanager on the host, of the driver's version, and wait until it has set "
      "up the NVSwitches."},
-    {CAUSE(CompatNotSupported), Stage::Device, Outcome::GpuUnavailable, kCount,
-     cuda({804}),
+    {CauseId::CompatNotSupported,
      "forward-compatibility libraries this GPU does not support",
      "CUDA runtime error 804 (compatibility not supported on device)",
      "No usable GPU in this process: the CUDA forward-compatibility libraries in use "
@@ -402,61 +502,53 @@ constexpr CauseInfo kCauses[] = {
      "Take the compatibility libraries off the library path (cuda-compat, "
      "/usr/local/cuda/compat) and update the host's driver instead: forward compatibility serves "
      "data-center GPUs only."},
-    {CAUSE(DevicesBusy), Stage::Device, Outcome::GpuUnavailable, kDeviceCount | kDeviceStart,
-     cuda({46}),
+    {CauseId::DevicesBusy,
      "GPUs busy or in exclusive mode",
      "CUDA runtime error 46 (devices unavailable), whether a GPU is usable or the device starts",
      "No usable GPU in this process: the GPUs are busy or unavailable (error 46), most often in "
      "exclusive-process mode and held by another process.",
      "Find the process that holds the GPU (nvidia-smi) and wait for it or stop it, or set the "
      "compute mode back to default (nvidia-smi -c DEFAULT)."},
-    {CAUSE(OsCallRefused), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({304}),
+    {CauseId::OsCallRefused,
      "an operating-system call refused (a sandbox)",
      "runtime error 304 (operating system), device nodes present",
      "No usable GPU in this process: the operating system refused a call the driver needs (error "
      "304), as a sandbox does (seccomp, gVisor, a restricted runtime).",
      "Run the container with its runtime's GPU support (the NVIDIA container runtime) and "
      "without a seccomp or sandbox profile that blocks the driver's calls."},
-    {CAUSE(DriverInitFailed), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({3}),
+    {CauseId::DriverInitFailed,
      "driver initialisation failed",
      "runtime error 3 (initialisation error), device nodes present",
      "No usable GPU in this process: the driver could not be initialised (error 3).",
      "Check the driver on the host (nvidia-smi, dmesg for NVRM and Xid lines) and that the "
      "container's driver libraries are the host's."},
-    {CAUSE(OutOfMemoryAtInit), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({2}),
+    {CauseId::OutOfMemoryAtInit,
      "out of memory while initialising",
      "runtime error 2 (out of memory)",
      "No usable GPU in this process: the driver ran out of memory while initialising (error 2).",
      "Free host memory or raise the container's memory limit, and check that no other process "
      "fills the GPU (nvidia-smi)."},
-    {CAUSE(UnknownDriverError), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({999}),
+    {CauseId::UnknownDriverError,
      "unknown driver error",
      "runtime error 999 (unknown), device nodes present, /dev/nvidia-uvm too",
      "No usable GPU in this process: the driver answered an unknown error (999).",
      "Check dmesg for Xid errors; a GPU reset may be needed (nvidia-smi -r, or drain and reboot "
      "the node)."},
-    {CAUSE(NoDevice), Stage::Device, Outcome::GpuUnavailable, kCount,
-     runtime({100}).saying({"No CUDA GPUs are available", "No HIP GPUs are available"}),
+    {CauseId::NoDevice,
      "the driver sees no GPU",
      "runtime error 100 (no device) with accessible device nodes and no visibility variable set; "
      "without a runtime to ask, libtorch's \"No CUDA GPUs are available\" or \"No HIP GPUs are "
      "available\"",
      "No usable GPU in this process: the driver sees no GPU.",
      "Check device exposure (CUDA_VISIBLE_DEVICES, --gpus, the device plugin) and permissions."},
-    {CAUSE(GpuUnavailable), Stage::Device, Outcome::GpuUnavailable, kCount,
-     kOtherwise,
+    {CauseId::GpuUnavailable,
      "no usable GPU, cause not recognised",
      "any other answer: another runtime error number, or none",
      "No usable GPU in this process.",
      "Check device exposure, the driver and permissions."},
 
     // ---- import ----
-    {CAUSE(AddressSpaceLimit), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     seeing(loader_out_of_memory),
+    {CauseId::AddressSpaceLimit,
      "libtorch cannot be mapped (a memory limit)",
      "loader: \"failed to map segment from shared object\", \"cannot map zero-fill pages\" or "
      "\"Cannot allocate memory\" (not a full static TLS block)",
@@ -464,24 +556,21 @@ constexpr CauseInfo kCauses[] = {
      "The memory or address-space limit is the likely cause: raise it (ulimit -v, or the "
      "container's memory limit); loading libtorch takes hundreds of MiB of address space, a CUDA "
      "build several GiB."},
-    {CAUSE(CxxRuntimeTooOld), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     says({"version `GLIBCXX_", "version `CXXABI_"}, "not found"),
+    {CauseId::CxxRuntimeTooOld,
      "C++ runtime too old",
      "loader: version `GLIBCXX_...' (or `CXXABI_...') not found",
      "libtorch was found but {needer} needs {needed} of the C++ runtime, which this image's "
      "{provider} is too old to have.",
      "Use a base image with a newer libstdc++ (a newer distribution release), or a libtorch "
      "built for this image's C++ runtime."},
-    {CAUSE(CLibraryTooOld), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     says({"version `GLIBC_"}, "not found"),
+    {CauseId::CLibraryTooOld,
      "C library too old",
      "loader: version `GLIBC_...' not found",
      "libtorch was found but {needer} needs {needed} of the C library, which this image's "
      "{provider} is too old to have.",
      "Use a base image with a newer glibc (a newer distribution release), or a libtorch built "
      "for an older one (a wheel's manylinux tag names the oldest glibc it supports)."},
-    {CAUSE(CudaLibraryShadowed), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     seeing(copy_shadowing),
+    {CauseId::CudaLibraryShadowed,
      "an older CUDA library of the image shadows the one libtorch came with",
      "loader: undefined symbol ..., version libX.so.N, of a library not of libtorch, which the "
      "loader takes (resolving the import's needs as it does) from a folder LD_LIBRARY_PATH "
@@ -491,17 +580,14 @@ constexpr CauseInfo kCauses[] = {
      "Take that folder off LD_LIBRARY_PATH, or put it after the folders of the libraries "
      "libtorch came with (a pip torch's nvidia/*/lib): they need {library} of their own CUDA "
      "release."},
-    {CAUSE(MixedBuilds), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     says({"undefined symbol"}),
+    {CauseId::MixedBuilds,
      "libtorch libraries from different builds",
      "loader: undefined symbol",
      "libtorch was found but its libraries come from different builds: {needer} needs a symbol "
      "the libraries loaded with it lack.",
      "Install libtorch from one release, all its libraries (libtorch*, libc10*) from the same "
      "build, and make sure no other copy comes first on LD_LIBRARY_PATH."},
-    {CAUSE(CorruptLibrary), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     says({"invalid ELF header", "file too short", "cannot read file data"})
-         .or_seeing(copy_damaged),
+    {CauseId::CorruptLibrary,
      "a damaged library file",
      "loader: invalid ELF header, file too short, cannot read file data; or, after an import "
      "that failed (undefined symbol, words not recognised) or a worker killed at the import "
@@ -513,8 +599,7 @@ constexpr CauseInfo kCauses[] = {
      "overwritten file.",
      "Reinstall the libtorch package (download it again) and check its files against the "
      "package's checksums."},
-    {CAUSE(LibraryUnreadable), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     says({"Permission denied"}, "cannot open shared object file").or_seeing(copy_unreadable),
+    {CauseId::LibraryUnreadable,
      "a library file this user may not read",
      "loader: cannot open shared object file: Permission denied; or the library is \"not found\" "
      "while a copy where the loader looks may not be read by this process (the loader skips it "
@@ -523,8 +608,7 @@ constexpr CauseInfo kCauses[] = {
      "above it).",
      "Make libtorch's files readable for the user the container runs as (chmod -R a+rX on its "
      "folder), or run as their owner."},
-    {CAUSE(WrongArchitecture), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     says({"wrong ELF class"}).or_seeing(copy_other_machine),
+    {CauseId::WrongArchitecture,
      "a library built for another architecture",
      "loader: wrong ELF class; or the library is \"not found\" while a copy where the loader "
      "looks is built for another machine (the loader skips it silently)",
@@ -532,32 +616,28 @@ constexpr CauseInfo kCauses[] = {
      "machine runs {host_machine}).",
      "Install the libtorch built for {host_machine}: the wheel or archive of this machine's "
      "architecture."},
-    {CAUSE(TorchNotFound), Stage::Import, Outcome::TorchMissing, kLoader,
-     seeing(torch_library_missing),
+    {CauseId::TorchNotFound,
      "libtorch not found",
      "loader: a libtorch, libc10 or libcaffe2 library: cannot open shared object file, and no "
      "copy where the loader looks",
      "libtorch cannot be found by this process: the loader finds no {library}.",
      "Check the library path and the libtorch installation (LD_LIBRARY_PATH, ldconfig, the "
      "installation's lib folder)."},
-    {CAUSE(DependencyNotFound), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     says({"cannot open shared object file"}),
+    {CauseId::DependencyNotFound,
      "a library libtorch needs is missing",
      "loader: another library: cannot open shared object file",
      "libtorch was found but a library it needs is missing: {library}.",
      "Install the libraries this libtorch build needs (for a CUDA build the CUDA runtime, "
      "cuBLAS, cuDNN: the nvidia-* wheels or the CUDA packages), or install the build that fits "
      "this image."},
-    {CAUSE(LoaderError), Stage::Import, Outcome::TorchImportFailed, kLoader,
-     kOtherwise,
+    {CauseId::LoaderError,
      "libtorch not loaded, cause not recognised",
      "any other words of the loader",
      "libtorch was found but failed to load.",
      "Check the libtorch package and its dependencies."},
 
     // ---- import: the stable probe's libtorch, found through the Python environment ----
-    {CAUSE(TorchPackageMissing), Stage::Import, Outcome::TorchMissing, kTorchSearch,
-     kOtherwise,
+    {CauseId::TorchPackageMissing,
      "no torch in the Python environment",
      "the stable probe's search: the folder KERNODECK_TORCH_DIR names, or the torch package of "
      "the Python asked (KERNODECK_TORCH_PYTHON, python3 beside the check, python3 on PATH), "
@@ -566,8 +646,7 @@ constexpr CauseInfo kCauses[] = {
      "Install torch into the Python environment your application runs in (python3 -m pip install "
      "torch, with that environment's python3) and run the check there, or name the torch folder "
      "with KERNODECK_TORCH_DIR."},
-    {CAUSE(NoPythonForTorch), Stage::Import, Outcome::TorchMissing, kTorchSearch,
-     kOtherwise,
+    {CauseId::NoPythonForTorch,
      "no Python to find torch with",
      "the stable probe's search: neither KERNODECK_TORCH_DIR nor KERNODECK_TORCH_PYTHON is set, "
      "and there is no python3 beside the check or on PATH",
@@ -575,8 +654,7 @@ constexpr CauseInfo kCauses[] = {
      "the torch package of a Python environment, and {words}.",
      "Run the check in your application's Python environment (its python3 on PATH, or "
      "KERNODECK_TORCH_PYTHON naming it), or name the torch folder with KERNODECK_TORCH_DIR."},
-    {CAUSE(StableAbiTooOld), Stage::Import, Outcome::TorchImportFailed, kStableProbe,
-     kOtherwise,
+    {CauseId::StableAbiTooOld,
      "torch older than the stable probe serves",
      "the stable probe finds the libtorch it loaded without the stable C functions it calls "
      "(torch_call_dispatcher and the others of torch 2.10), or of a release before 2.10",
@@ -587,8 +665,7 @@ constexpr CauseInfo kCauses[] = {
      "-DKERNODECK_TORCH_PYTHON=python3, then cmake --install build-probe; docs/gpu-runners.md)."},
 
     // ---- compute ----
-    {CAUSE(RocmArchitectureMissing), Stage::Compute, Outcome::RuntimeError, kCompute,
-     hip({98, 209}, gfx_target_known),
+    {CauseId::RocmArchitectureMissing,
      "a ROCm build without this GPU's architecture",
      "HIP runtime error 98 (invalid device function) or 209 (no binary for the GPU) while the "
      "GPU's gfx target is read from the kernel's KFD topology "
@@ -599,8 +676,7 @@ constexpr CauseInfo kCauses[] = {
      "ROCm release that supports this GPU, or a build with PYTORCH_ROCM_ARCH={gfx_target}); for "
      "a GPU of a family the build does support, HSA_OVERRIDE_GFX_VERSION may name that family's "
      "target (10.3.0 for gfx1030), at your own risk."},
-    {CAUSE(NoKernelImage), Stage::Compute, Outcome::RuntimeError, kCompute,
-     runtime({209}),
+    {CauseId::NoKernelImage,
      "no kernel image for this GPU's architecture",
      "runtime error 209 (no kernel image for the device)",
      "The computation failed: this libtorch has no kernel image for this GPU's architecture "
@@ -608,8 +684,7 @@ constexpr CauseInfo kCauses[] = {
      "Install a libtorch built for {architecture} (a release whose architecture list includes "
      "it, or a build with TORCH_CUDA_ARCH_LIST or PYTORCH_ROCM_ARCH naming it), or run on a GPU "
      "the build supports."},
-    {CAUSE(PtxTooNew), Stage::Compute, Outcome::RuntimeError, kCompute,
-     cuda({222}),
+    {CauseId::PtxTooNew,
      "PTX built by a newer CUDA toolchain than the driver's",
      "CUDA runtime error 222 (unsupported PTX version)",
      "The computation failed: this libtorch's PTX was built by a newer CUDA toolchain than the "
@@ -617,16 +692,14 @@ constexpr CauseInfo kCauses[] = {
      "built for this GPU to use instead.",
      "Update the GPU driver to one that supports this libtorch's CUDA release, or install a "
      "libtorch built for the CUDA version the driver supports (a wheel of an older CUDA)."},
-    {CAUSE(GpuFault), Stage::Compute, Outcome::RuntimeError, kCompute,
-     runtime({700, 719}),
+    {CauseId::GpuFault,
      "a GPU fault (illegal memory access, launch failure)",
      "runtime error 700 (illegal address) or 719 (launch failure)",
      "The computation failed with a GPU fault (error {error}: an illegal memory access or a "
      "failed launch), which this small computation does not cause on a healthy GPU.",
      "Check dmesg for Xid errors and drain the node; a GPU reset or a reboot may be needed "
      "before it takes work again."},
-    {CAUSE(UncorrectableEcc), Stage::Compute, Outcome::RuntimeError, kCompute,
-     runtime({214}),
+    {CauseId::UncorrectableEcc,
      "uncorrectable ECC error",
      "runtime error 214 (uncorrectable ECC)",
      "The computation failed: the GPU reported an uncorrectable ECC memory error (error 214).",
@@ -634,65 +707,56 @@ constexpr CauseInfo kCauses[] = {
      "64); a reset clears the error, repeated ones call for a replacement."},
 
     // ---- the worker's start: fork, exec or one of its pipes failed ----
-    {CAUSE(ProcessLimitAtStart), Stage::Import, Outcome::WorkerFailed, kWorkerStart,
-     system_errors({EAGAIN}),
+    {CauseId::ProcessLimitAtStart,
      "a process limit stops the worker's start",
      "starting the worker (fork, exec or one of its pipes) failed with EAGAIN",
      "The worker process could not be started: a process limit is reached{process_limits}.",
      kRaiseProcesses},
-    {CAUSE(OutOfMemoryAtStart), Stage::Import, Outcome::WorkerFailed, kWorkerStart,
-     system_errors({ENOMEM}),
+    {CauseId::OutOfMemoryAtStart,
      "no memory to start the worker",
      "starting the worker failed with ENOMEM",
      "The worker process could not be started for lack of memory{memory_limits}.",
      kRaiseMemory},
-    {CAUSE(OpenFileLimitAtStart), Stage::Import, Outcome::WorkerFailed, kWorkerStart,
-     system_errors({EMFILE, ENFILE}),
+    {CauseId::OpenFileLimitAtStart,
      "an open-file limit stops the worker's start",
      "starting the worker failed with EMFILE or ENFILE",
      "The worker process could not be started: too many files are open{open_file_limit}.",
      "Raise the open-file limit (ulimit -n): the check needs a few descriptors beyond those it "
      "inherits."},
-    {CAUSE(SpawnFailed), Stage::Import, Outcome::InternalError, kWorkerStart,
-     kOtherwise,
+    {CauseId::SpawnFailed,
      "the worker not started, cause not recognised",
      "any other error starting the worker: a defect of the check or its installation",
      "The check itself failed.",
      "Report this defect of the check with this report."},
 
     // ---- the worker's end without a verdict ----
-    {CAUSE(KilledFromOutside), Stage::Import, Outcome::WorkerFailed, kWorkerEnd,
-     seeing(killed_from_outside),
+    {CauseId::KilledFromOutside,
      "the worker killed from outside (the out-of-memory killer)",
      "the worker ended by a SIGKILL the check did not send (it sends one only on a timeout or an "
      "interrupt, which are reported as such)",
      "The worker process was killed by SIGKILL from outside the check during the {stage} stage, "
      "most often by the out-of-memory killer of a memory limit{memory_limits}.",
      kRaiseMemory},
-    {CAUSE(DiedForLackOfMemory), Stage::Import, Outcome::WorkerFailed, kWorkerEnd,
-     says({"bad_alloc", "Cannot allocate memory", "out of memory"}),
+    {CauseId::DiedForLackOfMemory,
      "the worker died for lack of memory",
      "the worker's last line of output says bad_alloc, Cannot allocate memory or out of memory",
      "The worker process died for lack of memory during the {stage} stage{memory_limits}.",
      kRaiseMemory},
-    {CAUSE(ThreadStartFailed), Stage::Import, Outcome::WorkerFailed, kWorkerEnd,
-     says({"Resource temporarily unavailable", "Thread creation failed", "pthread_create"}),
+    {CauseId::ThreadStartFailed,
      "the worker could not start a thread",
      "the worker's last line of output says Resource temporarily unavailable, Thread creation "
      "failed or pthread_create",
      "The worker process died when it could not start a thread during the {stage} "
      "stage{process_limits}.",
      kRaiseProcesses},
-    {CAUSE(WorkerFailed), Stage::Import, Outcome::WorkerFailed, kWorkerEnd,
-     kOtherwise,
+    {CauseId::WorkerFailed,
      "the worker died, cause not recognised",
      "any other end: another signal or exit status, or a report the check cannot use",
      "The worker process died or left no usable report during the {stage} stage{how}.",
      "Treat it as a failure and examine the environment."},
 
     // ---- an allocation refused ----
-    {CAUSE(AllocationUnderAddressSpaceLimit), Stage::Device, Outcome::OutOfMemory, kAllocation,
-     seeing(address_space_limited),
+    {CauseId::AllocationUnderAddressSpaceLimit,
      "an allocation refused under an address-space limit",
      "an allocation failed (OUT_OF_MEMORY) while an address-space limit (ulimit -v) is set",
      "An allocation failed; the address-space limit (ulimit -v) is {address_space}, a likely "
@@ -701,8 +765,7 @@ constexpr CauseInfo kCauses[] = {
      "model."},
 
     // ---- output ----
-    {CAUSE(StdoutWriteFailed), Stage::Output, Outcome::OutputWriteFailed, kStdout,
-     kOtherwise,
+    {CauseId::StdoutWriteFailed,
      "standard output refused the report",
      "writing the report to standard output failed after a pass (a full disk, a reader that "
      "left); the report did not reach standard output, so the line on stderr carries this message",
@@ -711,17 +774,32 @@ constexpr CauseInfo kCauses[] = {
      "that reads to the end), or use --output."},
 };
 
-#undef CAUSE
+constexpr size_t kCauseCount = std::size(kCauses);
 
-constexpr size_t kCauseCount = sizeof kCauses / sizeof kCauses[0];
-
-constexpr bool rows_follow_the_enumeration() {
+// Both tables name every cause once, in the enumeration's order: a row without its words, or
+// words in another row's place, does not compile.
+constexpr bool tables_follow_the_enumeration() {
+  if (kCauseCount != static_cast<size_t>(CauseId::StdoutWriteFailed) + 1) return false;
+  if (std::size(kWords) != kCauseCount) return false;
   for (size_t i = 0; i < kCauseCount; ++i) {
-    if (static_cast<size_t>(kCauses[i].id) != i) return false;
+    if (static_cast<size_t>(kCauses[i].id) != i || static_cast<size_t>(kWords[i].id) != i) {
+      return false;
+    }
   }
-  return kCauseCount == static_cast<size_t>(CauseId::StdoutWriteFailed) + 1;
+  return true;
 }
-static_assert(rows_follow_the_enumeration(), "one row per cause, in the enumeration's order");
+static_assert(tables_follow_the_enumeration(),
+              "one row and one set of words per cause, in the enumeration's order");
+
+// Each cause's row with its words, as cause_info gives them.
+template <size_t... I>
+constexpr std::array<CauseInfo, sizeof...(I)> joined(std::index_sequence<I...>) {
+  return {CauseInfo{kCauses[I].id, kCauses[I].type, kCauses[I].key, kCauses[I].stage,
+                    kCauses[I].outcome, kCauses[I].where, kCauses[I].how, kWords[I].title,
+                    kWords[I].recognised, kWords[I].what, kWords[I].next_action}...};
+}
+constexpr std::array<CauseInfo, kCauseCount> kCatalogue =
+    joined(std::make_index_sequence<kCauseCount>());
 
 // The check's own failures: its name is its error.type.
 #define FAILURE(name) Failure::name, #name
@@ -791,7 +869,7 @@ const std::optional<LibraryCopy> kNoCopy;
 // The first row met `where` that is generic or that `fits`.
 template <typename Fits>
 std::optional<CauseId> first_row(unsigned where, Fits fits) {
-  for (const CauseInfo& row : kCauses) {
+  for (const CauseRow& row : kCauses) {
     if ((row.where & where) != 0 && (row.how.generic() || fits(row.how))) return row.id;
   }
   return std::nullopt;
@@ -813,7 +891,7 @@ std::optional<CauseId> first_runtime_row(const Evidence& e, std::string_view wor
 
 // The loader row of a sign, where it holds.
 std::optional<CauseId> loader_row_of(Sign sign, const Seen& seen) {
-  for (const CauseInfo& row : kCauses) {
+  for (const CauseRow& row : kCauses) {
     if ((row.where & kLoader) != 0 && row.how.sign == sign && sign(seen)) return row.id;
   }
   return std::nullopt;
@@ -821,16 +899,16 @@ std::optional<CauseId> loader_row_of(Sign sign, const Seen& seen) {
 
 }  // namespace
 
-const CauseInfo& cause_info(CauseId id) { return kCauses[static_cast<size_t>(id)]; }
+const CauseInfo& cause_info(CauseId id) { return kCatalogue[static_cast<size_t>(id)]; }
 
 std::vector<CauseId> all_causes() {
   std::vector<CauseId> all;
-  for (const CauseInfo& row : kCauses) all.push_back(row.id);
+  for (const CauseRow& row : kCauses) all.push_back(row.id);
   return all;
 }
 
 std::optional<CauseId> cause_from_type(std::string_view type) {
-  for (const CauseInfo& row : kCauses) {
+  for (const CauseRow& row : kCauses) {
     if (row.type == type) return row.id;
   }
   return std::nullopt;

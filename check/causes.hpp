@@ -1,15 +1,18 @@
-// The causes the check tells apart inside a failing layer, registered once, a
-// row a cause (kCauses in causes.cpp): its name (the CauseId, the error.type
-// and the key), its layer and outcome, how it is recognised (the GPU runtime's
-// error number, the loader's words, a sign of the evidence; the system's error
-// number, the signal or the last words of a worker that could not start or
-// ended without a verdict), its message and its next action. The worker
+// The causes the check tells apart inside a failing layer, registered once in
+// causes.cpp as a table of a line a cause (kCauses): its name (the CauseId,
+// the error.type and the key), its layer and outcome, where it is met and how
+// it is recognised (the GPU runtime's error number, the loader's words, a sign
+// of the evidence; the system's error number, the signal or the last words of
+// a worker that could not start or ended without a verdict); and beside it, in
+// the same order, its words for people (kWords): its title, how it is
+// recognised, its message and its next action. cause_info gives both as one
+// CauseInfo; a cause missing from either table does not compile. The worker
 // recognises the causes of its layers and names them in error.type; the parent
 // recognises those of the worker's start and end, of an allocation refused
 // under a limit and of a standard output that refused the report, and words
-// every report's message from the same row. The contract's causes section and
-// the README's table are generated from this table (kernodeck-causes, checked
-// by the test docs.causes).
+// every report's message from the same catalogue. The contract's causes
+// section and the README's table are generated from it (kernodeck-causes,
+// checked by the test docs.causes).
 //
 //   CauseId id = recognise_device(evidence, libtorch_words, kDeviceCount);
 //   ErrorInfo error{std::string(cause_info(id).type), words};
@@ -158,9 +161,10 @@ struct Recogniser {
   constexpr bool generic() const { return numbers[0] == 0 && words[0].empty() && sign == nullptr; }
 };
 
-// One row of the catalogue. `type` is the cause's name ("DriverMismatch"),
-// the report's error.type, and `key` the same name in lower snake case
-// ("driver_mismatch"), both spelled by the table's one CAUSE(DriverMismatch).
+// One cause of the catalogue: its row and its words (kCauses and kWords in
+// causes.cpp). `type` is the cause's name ("DriverMismatch"), the report's
+// error.type, and `key` the same name in lower snake case ("driver_mismatch"),
+// both spelled by the row's one CAUSE(DriverMismatch).
 struct CauseInfo {
   CauseId id;
   std::string_view type;   // no two causes share one

@@ -159,6 +159,38 @@ TEST(Catalogue, NoErrorTypeIsALiteralOutsideTheTables) {
                              << ::testing::PrintToString(found);
 }
 
+// The catalogue reads as a table: in causes.cpp's kCauses each cause's row is one line,
+// {CAUSE(Name), ...}, and nothing else is there but comments and blank lines.
+TEST(Catalogue, EachCauseIsOneLineOfTheTable) {
+  const std::string file = std::string(KD_CHECK_SOURCE_DIR) + "/causes.cpp";
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file;
+  static const std::regex kRow(R"re(\s*\{CAUSE\(\w+\),.*\},\s*(//.*)?)re");
+  static const std::regex kNoCode(R"re(\s*(//.*)?)re");
+  std::string line;
+  long number = 0;
+  bool open = false;
+  size_t rows = 0;
+  std::vector<std::string> not_rows;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!open) {
+      open = line.rfind("constexpr CauseRow kCauses[] = {", 0) == 0;
+      continue;
+    }
+    if (line == "};") break;
+    if (std::regex_match(line, kRow)) {
+      ++rows;
+    } else if (!std::regex_match(line, kNoCode)) {
+      not_rows.push_back("causes.cpp:" + std::to_string(number) + ": " + line);
+    }
+  }
+  ASSERT_TRUE(open) << "no table kCauses in " << file;
+  EXPECT_TRUE(not_rows.empty()) << "lines of the table that are not a whole row:\n"
+                                << ::testing::PrintToString(not_rows);
+  EXPECT_EQ(rows, all_causes().size());
+}
+
 TEST(Catalogue, EveryRowSaysWhatAndWhatToDo) {
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);

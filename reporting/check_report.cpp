@@ -46,7 +46,6 @@ CheckReport parse_check_report(const std::string& text) {
   r.object = true;
   r.pretty = doc.dump(2);
   r.ours = text_at(doc, "/tool/name") == "kernodeck-diagnostic";
-  if (r.ours) r.problems = kdh::report_problems(doc);
   r.tool_version = text_at(doc, "/tool/version");
   r.probe = text_at(doc, "/tool/probe");
   r.status = text_at(doc, "/status");
@@ -77,6 +76,11 @@ CheckReport parse_check_report(const std::string& text) {
       if (ms.is_number()) r.seconds += ms.get<double>() / 1000.0;
   }
   return r;
+}
+
+std::vector<std::string> contract_problems(const CheckReport& report) {
+  if (!report.object) return {"the report is not a JSON object"};
+  return kdh::report_problems(json::parse(report.pretty));
 }
 
 std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok) {

@@ -40,14 +40,15 @@ struct CheckReport {
   // "stable_abi"), not through the fault-injection seam ("override"): only those tell facts of
   // the machine.
   bool real_probe() const { return probe == "libtorch" || probe == "stable_abi"; }
-  // What does not hold of a report of the check (`ours`) against the contract's rules, the
-  // ones every case's report is held to (harness/rules/report_rules.hpp): empty for a whole,
-  // consistent report.
-  std::vector<std::string> problems;
 };
 
 // The report of this text, which the page shows.
 CheckReport parse_check_report(const std::string& text);
+
+// What does not hold of `report`, a JSON object, against the contract's rules, the ones every
+// case's report is held to (harness/rules/report_rules.hpp): empty for a whole, consistent
+// report. Asked by the fleet, which judges each report read alone.
+std::vector<std::string> contract_problems(const CheckReport& report);
 
 // Every regular "*.json" of `dir` (not recursive), in name order. A missing folder is an
 // InputError unless `missing_ok`.

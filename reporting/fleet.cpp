@@ -62,9 +62,9 @@ void judge(FleetUnit& u, const CheckReport& r) {
   u.exit_code = static_cast<int>(r.exit_code.value_or(-1));
   if (r.has_error) u.error = r.error_type + ": " + r.error_message;
   u.seconds = r.seconds;
-  if (!r.problems.empty()) {
-    u.message = "the report does not hold against the contract: " + r.problems.front();
-    for (std::size_t i = 1; i < r.problems.size(); ++i) u.message += "; " + r.problems[i];
+  if (const std::vector<std::string> problems = contract_problems(r); !problems.empty()) {
+    u.message = "the report does not hold against the contract: " + problems.front();
+    for (std::size_t i = 1; i < problems.size(); ++i) u.message += "; " + problems[i];
     return;
   }
   if (!r.real_probe()) {

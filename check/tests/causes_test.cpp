@@ -395,7 +395,7 @@ TEST(RecogniseCompute, GpuFaultsByNumber) {
 }
 
 
-// ---- the causes users meet most (issue 22) ----
+// ---- the causes users meet most ----
 
 // A v1 device cgroup whose devices.list refuses the control nodes and the one GPU.
 DeviceCgroup v1_cgroup_refusing_all() {

@@ -176,6 +176,31 @@ void words_fact(std::string_view words, const Sanitizer& s, Facts& facts) {
   if (!line.empty()) facts["words"] = s.message(line);
 }
 
+// The interpreter asked and what its import of torch showed (python_import.hpp), as tokens and
+// fixed words: a module's name, never a path.
+void python_facts(const FactSources& in, Facts& facts) {
+  const std::string version = Sanitizer::token(in.python_version);
+  if (!version.empty()) facts["python_version"] = version;
+  if (in.import == nullptr) return;
+  const PythonImport& i = *in.import;
+  if (std::string m = Sanitizer::token(i.module); !m.empty()) facts["module"] = m;
+  if (std::string m = Sanitizer::token(i.torch_module); !m.empty()) facts["torch_module"] = m;
+  std::string pythons;
+  for (const std::string& p : i.extension_pythons) {
+    const std::string v = Sanitizer::token(p);
+    if (v.empty()) continue;
+    pythons += (pythons.empty() ? "" : " and ") + v;
+  }
+  if (!pythons.empty()) facts["torch_pythons"] = pythons;
+  facts["shadow"] = i.found_kind == "module_file"       ? "a torch.py module"
+                    : i.found_kind == "source_checkout" ? "a source checkout of torch"
+                    : i.found_kind == "namespace"       ? "a torch folder without __init__.py"
+                                                        : "a torch package no installer put there";
+  facts["place"] = i.found_place == "working_folder" ? "in the working folder"
+                   : i.found_place == "pythonpath"   ? "in a folder PYTHONPATH names"
+                                                     : "on sys.path";
+}
+
 }  // namespace
 
 Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
@@ -195,6 +220,7 @@ Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
   if (in.evidence != nullptr) device_facts(*in.evidence, hip, facts);
   loader_facts(in.error_message, in.evidence, sanitizer, facts);
   words_fact(in.error_message, sanitizer, facts);
+  python_facts(in, facts);
   run_facts(in, facts);
   return facts;
 }

@@ -188,6 +188,47 @@ bool killed_from_outside(const Seen& s) {
   return s.status != nullptr && s.status->signaled && s.status->signal == SIGKILL;
 }
 
+// ---- the interpreter's import of torch (python_import.hpp) ----
+
+bool first_part_is_torch(const std::string& module) {
+  return module == "torch" || module.rfind("torch.", 0) == 0;
+}
+
+// No torch module at all in this interpreter.
+bool no_torch_module(const Seen& s) {
+  return s.import != nullptr && s.import->exception == "ModuleNotFoundError" &&
+         s.import->module == "torch";
+}
+
+// What the import found first is not the installed package: a torch.py, a source checkout, a
+// folder without __init__.py, or a torch no installer put there while one is installed.
+bool torch_shadowed(const Seen& s) {
+  if (s.import == nullptr || s.import->found_kind.empty()) return false;
+  const PythonImport& i = *s.import;
+  return i.found_kind != "package" || (!i.found_installed && i.installed_elsewhere);
+}
+
+// torch's _C extension is there only for other CPython versions than this interpreter's.
+bool extension_for_other_python(const Seen& s) {
+  return s.import != nullptr && s.import->module == "torch._C" && !s.import->loader &&
+         !s.import->extension_pythons.empty() && !s.import->extension_own;
+}
+
+// A file of the torch package that its installation had cannot be read or is gone.
+bool torch_files_incomplete(const Seen& s) {
+  return s.import != nullptr && !s.import->torch_module.empty() && !s.import->loader;
+}
+
+// A module torch imports, not of torch, missing; or there without a name torch imports from it.
+bool dependency_missing(const Seen& s) {
+  return s.import != nullptr && s.import->exception == "ModuleNotFoundError" &&
+         !s.import->module.empty() && !first_part_is_torch(s.import->module);
+}
+bool dependency_too_old(const Seen& s) {
+  return s.import != nullptr && s.import->exception == "ImportError" && !s.import->loader &&
+         !s.import->module.empty() && !first_part_is_torch(s.import->module);
+}
+
 // An address-space limit (ulimit -v) is set.
 bool address_space_limited(const Seen& s) {
   return s.limits != nullptr && s.limits->address_space.has_value();
@@ -228,7 +269,8 @@ constexpr Outcome GpuUnavailable = Outcome::GpuUnavailable, TorchMissing = Outco
                   RuntimeError = Outcome::RuntimeError, WorkerFailed = Outcome::WorkerFailed,
                   InternalError = Outcome::InternalError, OutOfMemory = Outcome::OutOfMemory,
                   OutputWriteFailed = Outcome::OutputWriteFailed;
-constexpr unsigned kCount = kDeviceCount, kCountOrStart = kDeviceCount | kDeviceStart;
+constexpr unsigned kCount = kDeviceCount, kCountOrStart = kDeviceCount | kDeviceStart,
+                   kSearchOrImport = kTorchSearch | kPythonImport;
 
 // The words of the loader, libtorch or the worker that some rows look for, too many to
 // spell within the row's line.
@@ -301,9 +343,17 @@ constexpr CauseRow kCauses[] = {
     {CAUSE(LoaderError),                      Import,  TorchImportFailed, kLoader,       kOtherwise},
 
     // ---- import: the stable probe's libtorch, found through the Python environment ----
-    {CAUSE(TorchPackageMissing),              Import,  TorchMissing,      kTorchSearch,  kOtherwise},
+    {CAUSE(TorchPackageMissing),              Import,  TorchMissing,      kSearchOrImport, seeing(no_torch_module)},
     {CAUSE(NoPythonForTorch),                 Import,  TorchMissing,      kTorchSearch,  kOtherwise},
     {CAUSE(StableAbiTooOld),                  Import,  TorchImportFailed, kStableProbe,  kOtherwise},
+
+    // ---- import: the interpreter's own import of torch (the python probe) ----
+    {CAUSE(TorchShadowed),                    Import,  TorchImportFailed, kPythonImport, seeing(torch_shadowed)},
+    {CAUSE(TorchForOtherPython),              Import,  TorchImportFailed, kPythonImport, seeing(extension_for_other_python)},
+    {CAUSE(TorchFilesIncomplete),             Import,  TorchImportFailed, kPythonImport, seeing(torch_files_incomplete)},
+    {CAUSE(PythonDependencyMissing),          Import,  TorchImportFailed, kPythonImport, seeing(dependency_missing)},
+    {CAUSE(PythonDependencyTooOld),           Import,  TorchImportFailed, kPythonImport, seeing(dependency_too_old)},
+    {CAUSE(TorchImportError),                 Import,  TorchImportFailed, kPythonImport, kOtherwise},
 
     // ---- compute ----
     {CAUSE(RocmArchitectureMissing),          Compute, RuntimeError,      kCompute,      hip({98, 209}, gfx_target_known)},
@@ -639,9 +689,9 @@ constexpr CauseWords kWords[] = {
     // ---- import: the stable probe's libtorch, found through the Python environment ----
     {CauseId::TorchPackageMissing,
      "no torch in the Python environment",
-     "the stable probe's search: the folder KERNODECK_TORCH_DIR names, or the torch package of "
-     "the Python asked (KERNODECK_TORCH_PYTHON, python3 beside the check, python3 on PATH), "
-     "holds no libtorch",
+     "the interpreter asked (KERNODECK_TORCH_PYTHON, python3 beside the check, python3 on PATH) "
+     "raises ModuleNotFoundError for torch itself when it imports it; for the stable probe, the "
+     "folder KERNODECK_TORCH_DIR names holds no libtorch",
      "libtorch cannot be found by this process: {words}.",
      "Install torch into the Python environment your application runs in (python3 -m pip install "
      "torch, with that environment's python3) and run the check there, or name the torch folder "
@@ -660,9 +710,60 @@ constexpr CauseWords kWords[] = {
      "(torch_call_dispatcher and the others of torch 2.10), or of a release before 2.10",
      "libtorch was found but is older than the check's stable probe serves: {words} of the "
      "stable C functions that came with torch 2.10.",
-     "Use torch 2.10 or newer; or, in an image with a C++ compiler and CMake, build the compiled "
-     "probe against this torch (cmake -S check/probe -B build-probe "
-     "-DKERNODECK_TORCH_PYTHON=python3, then cmake --install build-probe; docs/gpu-runners.md)."},
+     "Run the check with the interpreter this torch is installed for instead of naming its "
+     "folder (KERNODECK_TORCH_PYTHON, or python3 on PATH: its own import of torch serves every "
+     "release), or use torch 2.10 or newer."},
+
+    // ---- import: the interpreter's own import of torch (the python probe) ----
+    {CauseId::TorchShadowed,
+     "torch shadowed by a module that is not the installed package",
+     "the interpreter's import of torch finds first a torch.py, a source checkout (a setup.py or "
+     ".git beside it), a torch folder without __init__.py, or a torch package no installer put "
+     "there (no torch *.dist-info beside it) while an installed one is further on sys.path",
+     "torch failed to import: the Python {python_version} asked imports {shadow} {place} "
+     "instead of the installed torch ({words}).",
+     "Rename or move that torch ({place}; a script named torch.py, a checkout of the torch "
+     "sources), or take its folder off PYTHONPATH, and run your application from another "
+     "folder."},
+    {CauseId::TorchForOtherPython,
+     "torch built for another Python",
+     "the import of torch's _C extension fails (ImportError.name torch._C) while the torch "
+     "folder holds _C only with the tags of other CPython versions than the interpreter's",
+     "torch failed to import: its C extension was built for Python {torch_pythons}, and the "
+     "Python asked is {python_version}.",
+     "Install torch with this interpreter's own pip (python3 -m pip install torch, with the "
+     "python3 your application runs), instead of copying site-packages or sharing them through "
+     "PYTHONPATH between Python versions."},
+    {CauseId::TorchFilesIncomplete,
+     "torch's own files incomplete or damaged (an interrupted install)",
+     "the import fails on a file of the torch package: a SyntaxError or null bytes in one of its "
+     ".py files, or a module of torch missing that its wheel's RECORD lists",
+     "torch failed to import: its module {torch_module} is missing or cut ({words}), as an "
+     "interrupted installation leaves it.",
+     "Reinstall torch (python3 -m pip install --force-reinstall --no-deps torch, with that "
+     "environment's python3, on a disk with room), then run the check again."},
+    {CauseId::PythonDependencyMissing,
+     "a Python dependency of torch missing",
+     "ModuleNotFoundError for a module that is not torch's (ImportError.name), raised while "
+     "torch is imported",
+     "torch failed to import: it needs the Python module {module}, which this environment "
+     "(Python {python_version}) does not have.",
+     "Install it with that interpreter's pip (python3 -m pip install {module}), or reinstall "
+     "torch without --no-deps so that pip brings every dependency."},
+    {CauseId::PythonDependencyTooOld,
+     "a Python dependency of torch too old",
+     "ImportError (not ModuleNotFoundError) naming a module that is not torch's: a name torch "
+     "imports from it is not there (cannot import name)",
+     "torch failed to import: the Python module {module} of this environment is too old for it "
+     "({words}).",
+     "Upgrade it with that interpreter's pip (python3 -m pip install --upgrade {module}); an "
+     "older copy of the distribution's (apt) or one pinned by another package may come first."},
+    {CauseId::TorchImportError,
+     "torch's import failed, cause not recognised",
+     "any other exception raised by the interpreter's import of torch",
+     "torch failed to import in the Python {python_version} asked: {words}.",
+     "Run python3 -c \"import torch\" with that interpreter to see the whole error, and check "
+     "the torch installation and its dependencies."},
 
     // ---- compute ----
     {CauseId::RocmArchitectureMissing,
@@ -962,6 +1063,12 @@ CauseId recognise_worker_end(const WaitStatus& status, std::string_view last_wor
   return first_row(kWorkerEnd, [&](const Recogniser& how) {
            return says_one_of(how, last_words) || shows(how, seen);
          }).value_or(CauseId::WorkerFailed);
+}
+
+CauseId recognise_python_import(const PythonImport& facts) {
+  const Seen seen{kNoEvidence, "", kNoCopy, nullptr, nullptr, &facts};
+  return first_row(kPythonImport, [&](const Recogniser& how) { return shows(how, seen); })
+      .value_or(CauseId::TorchImportError);
 }
 
 std::optional<CauseId> recognise_allocation(const ResourceLimits& limits) {

@@ -31,6 +31,7 @@
 #include "kd/supervisor.hpp"
 #include "loader_error.hpp"
 #include "outcome.hpp"
+#include "python_import.hpp"
 #include "resource_limits.hpp"
 #include "sanitize.hpp"
 
@@ -78,6 +79,13 @@ enum class CauseId {
   TorchPackageMissing,
   NoPythonForTorch,
   StableAbiTooOld,
+  // import: the interpreter's own import of torch failed (the python probe)
+  TorchShadowed,
+  TorchForOtherPython,
+  TorchFilesIncomplete,
+  PythonDependencyMissing,
+  PythonDependencyTooOld,
+  TorchImportError,
   // compute: the computation failed on the GPU
   RocmArchitectureMissing,
   NoKernelImage,
@@ -113,6 +121,7 @@ enum Where : unsigned {
   kStdout = 128,     // writing the report to standard output, after a pass
   kTorchSearch = 256,  // the stable probe's search for the torch of the Python environment
   kStableProbe = 512,  // the stable probe's check of the libtorch it loaded
+  kPythonImport = 1024,  // the interpreter's own `import torch` (the python probe)
 };
 
 // Whose error numbers a row names: a GPU runtime's, or the system's (errno,
@@ -129,6 +138,7 @@ struct Seen {
   const std::optional<LibraryCopy>& copy;
   const WaitStatus* status = nullptr;
   const ResourceLimits* limits = nullptr;
+  const PythonImport* import = nullptr;  // the python probe's import that failed
 };
 
 // A sign: what must hold of what was seen for a row, beside its numbers or
@@ -238,6 +248,10 @@ CauseId recognise_worker_start(int error_number);
 // The worker ended without a verdict: by how it ended and its last line of
 // output; WorkerFailed where no row fits.
 CauseId recognise_worker_end(const WaitStatus& status, std::string_view last_words);
+// The interpreter's own `import torch` failed, short of the loader's refusal (whose words
+// recognise_loader reads): by the exception's facts (python_import.hpp); TorchImportError
+// where no row fits.
+CauseId recognise_python_import(const PythonImport& facts);
 // An allocation failed (OUT_OF_MEMORY): by the limits the worker ran under.
 std::optional<CauseId> recognise_allocation(const ResourceLimits& limits);
 
@@ -255,6 +269,8 @@ struct FactSources {
   std::string_view stage;          // the stage the worker reached: "import"
   std::string_view how;            // how it ended, sanitized: "killed by signal SIGSEGV"
   std::string_view write_error;    // why stdout refused the report: "No space left on device"
+  const PythonImport* import = nullptr;  // the python probe's import that failed
+  std::string_view python_version;       // the interpreter's: "3.11.2"
 };
 // Every placeholder's value for this run. What comes from outside the check
 // (library names, versions) is kept only as a sanitized token.

@@ -13,6 +13,7 @@
 #include "library_damage.hpp"
 #include "output_file.hpp"
 #include "probe_abi.h"
+#include "python_probe.hpp"
 #include "kd/supervisor.hpp"
 #include "report.hpp"
 #include "torch_location.hpp"
@@ -139,6 +140,8 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
   sources.error_message = error.message;
   sources.backend = backend;
   sources.capability = capability;
+  sources.import = findings.python_import ? &*findings.python_import : nullptr;
+  sources.python_version = findings.python_version;
   return {outcome, stage, error, 0, words_of(*id, sources, limits, sanitizer)};
 }
 
@@ -199,12 +202,19 @@ std::optional<ImportFailure> failure_to_examine(const WorkerVerdict& verdict,
 // The files the import starts from: the probe module, and for the stable probe the libtorch
 // it opens by path in the torch folder found for it.
 std::vector<std::string> import_roots(const WorkerRequest& request) {
-  std::vector<std::string> roots{request.probe_path};
+  std::vector<std::string> roots;
+  if (!request.probe_path.empty()) roots.push_back(request.probe_path);
   if (request.torch_dir.empty()) return roots;
   const std::string libtorch = torch_library(request.torch_dir);
   const std::string deps = dirname_of(libtorch) + "/libtorch_global_deps.so";
   if (access(deps.c_str(), F_OK) == 0) roots.push_back(deps);
   roots.push_back(libtorch);
+  // The interpreter's import loads torch's extension module too (the python probe).
+  for (const std::string& name : folder_entries(request.torch_dir)) {
+    if (name.rfind("_C.", 0) == 0 && name.size() > 6 && name.compare(name.size() - 3, 3, ".so") == 0) {
+      roots.push_back(request.torch_dir + "/" + name);
+    }
+  }
   return roots;
 }
 
@@ -324,26 +334,89 @@ std::optional<WorkerVerdict> find_torch(const std::string& self_exe, Clock::time
   return WorkerVerdict{row.outcome, row.stage, error, 0, words_of(id, sources, limits, sanitizer)};
 }
 
+// The verdict where no interpreter is there for the python probe: TORCH_MISSING, naming how
+// it was looked for.
+WorkerVerdict no_python(const PythonLocation& where, const ResourceLimits& limits,
+                        const Sanitizer& sanitizer) {
+  const CauseInfo& row = cause_info(CauseId::NoPythonForTorch);
+  const std::string words = where.source == "torch_python_variable"
+                                ? "KERNODECK_TORCH_PYTHON names no interpreter this process can run"
+                                : "there is no python3 on PATH";
+  ErrorInfo error{std::string(row.type), words};
+  FactSources sources;
+  sources.error_message = error.message;
+  return WorkerVerdict{row.outcome, row.stage, error, 0,
+                       words_of(CauseId::NoPythonForTorch, sources, limits, sanitizer)};
+}
+
+// The worker to start: this binary re-executed for a probe module, or the interpreter running
+// the python probe. False where there is none to start (`verdict` then says why).
+bool worker_spec(const std::string& self_exe, const ProbeChoice& probe, WorkerRequest& request,
+                 std::string& searched, ReportInput& in, const Sanitizer& sanitizer,
+                 Clock::time_point deadline, SpawnSpec& spec,
+                 std::optional<WorkerVerdict>& verdict) {
+  if (probe.kind == kProbeKindPython) {
+    const PythonLocation where = locate_python(dirname_of(self_exe));
+    in.torch_source = where.source;
+    if (where.python.empty()) {
+      verdict = no_python(where, read_resource_limits(), sanitizer);
+      return false;
+    }
+    request.probe_path.clear();
+    searched = where.searched;
+    spec.argv = python_worker_argv(where.python, in.options.device == Device::Cuda, in.options.device_index);
+    return true;
+  }
+  if (probe.kind == KD_PROBE_KIND_STABLE_ABI) {
+    verdict = find_torch(self_exe, deadline, request.torch_dir, in, sanitizer);
+    if (verdict) return false;
+  }
+  spec.argv = worker_argv(self_exe, request);
+  return true;
+}
+
 WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice& probe,
                                  ReportInput& in, const Sanitizer& sanitizer) {
   const Options& options = in.options;
   WorkerFindings& findings = in.findings;
   const Clock::time_point deadline = deadline_in(options.timeout_s);
   WorkerRequest request{options.device, options.device_index, probe.path, ""};
-  if (probe.kind == KD_PROBE_KIND_STABLE_ABI) {
-    if (auto missing = find_torch(self_exe, deadline, request.torch_dir, in, sanitizer)) {
-      return *missing;
-    }
-  }
   SpawnSpec spec;
-  spec.argv = worker_argv(self_exe, request);
+  std::string searched;  // how the python probe's interpreter was found
+  std::optional<WorkerVerdict> not_started;
+  if (!worker_spec(self_exe, probe, request, searched, in, sanitizer, deadline, spec,
+                   not_started)) {
+    return *not_started;
+  }
   spec.event_pipe = true;
   spec.merge_err_into_out = true;  // libtorch's own chatter, kept for a post-mortem
   spec.out = CaptureSpec{true, 16 * 1024, true};
+  PythonAnswers answers;
   RunHooks hooks;
-  hooks.on_event_line = [&findings](std::string_view line) { apply_event(findings, line); };
+  hooks.on_event_line = [&findings, &answers](std::string_view line) {
+    if (!take_python_line(answers, line)) apply_event(findings, line);
+  };
   RunResult run = run_supervised(spec, deadline, hooks);
 
+  if (probe.kind == kProbeKindPython) {
+    if (const nlohmann::json* i = answers.find("interpreter")) {
+      request.torch_dir = i->value("torch_folder", std::string());
+      findings.python_version = i->value("python_version", std::string());
+      findings.python_environment = i->value("environment", std::string());
+    }
+    // Every answer given and the interpreter ended on its own: the stages walked over them.
+    if (answers.done && answers.problem.empty() && run.end == RunEnd::Exited &&
+        run.status.exited() && run.status.code == 0) {
+      // The interpreter said each stage as it entered it: walking its answers says them again.
+      run_python_answers(answers, request, searched, findings, [&findings](const std::string& line) {
+        const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
+        if (event.is_object() && event.value("event", std::string()) == "stage") return;
+        apply_event(findings, line);
+      });
+    } else if (!answers.problem.empty() && findings.protocol_problem.empty()) {
+      findings.protocol_problem = answers.problem;
+    }
+  }
   const ResourceLimits limits = read_resource_limits();
   if (auto verdict = verdict_of_end(run, findings, limits, sanitizer)) return *verdict;
   const bool given = findings.outcome && findings.protocol_problem.empty() &&
@@ -383,10 +456,19 @@ CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter
 }  // namespace
 
 ProbeChoice default_probe(const std::string& self_exe) {
+  auto named = [](const char* variable) {
+    const char* value = std::getenv(variable);
+    return value != nullptr && *value != '\0';
+  };
+  // An interpreter named outright: its own import of torch, whatever else is installed.
+  if (named(kTorchPythonVariable)) return {"", kProbeKindPython};
   const std::string dir = dirname_of(self_exe) + "/";
   ProbeChoice compiled{dir + KERNODECK_PROBE_RELATIVE_PATH, KD_PROBE_KIND_LIBTORCH};
   if (access(compiled.path.c_str(), F_OK) == 0) return compiled;
-  return {dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH, KD_PROBE_KIND_STABLE_ABI};
+  if (named(kTorchDirVariable)) {
+    return {dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH, KD_PROBE_KIND_STABLE_ABI};
+  }
+  return {"", kProbeKindPython};
 }
 
 CheckRun internal_error_run(const Options& options, const std::string& what,

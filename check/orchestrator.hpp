@@ -36,9 +36,12 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
 CheckRun internal_error_run(const Options& options, const std::string& what,
                             const ReportWriter& write_stdout);
 
-// The installed probe module, found relative to the binary: the compiled probe
-// where it is installed, else the stable probe; and its kind (probe_abi.h's
-// KD_PROBE_KIND_*), the report's tool.probe.
+// The probe that serves this run: the python probe, the interpreter of the environment
+// importing its own torch, where KERNODECK_TORCH_PYTHON names that interpreter; else the
+// compiled probe where it is installed beside the binary; else the stable probe for a torch
+// folder KERNODECK_TORCH_DIR names; else the python probe with the python3 beside the check or
+// on PATH (path empty: the interpreter is looked for when the run starts, torch_location.hpp). `kind` is the report's tool.probe
+// (probe_abi.h's KD_PROBE_KIND_*, or kProbeKindPython).
 struct ProbeChoice {
   std::string path;
   std::string kind;

@@ -17,9 +17,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "evidence.hpp"
 #include "outcome.hpp"
+#include "python_import.hpp"
 
 namespace kd {
 
@@ -47,6 +49,12 @@ struct WorkerFindings {
   std::optional<Stage> outcome_stage;
   std::optional<ErrorInfo> error;
   std::string protocol_problem;  // first malformed event, if any
+  // The python probe's: the interpreter's version and environment, the first lines of the
+  // warnings its import of torch printed, and the facts of an import that failed.
+  std::string python_version;
+  std::string python_environment;
+  std::vector<std::string> import_warnings;
+  std::optional<PythonImport> python_import;
 };
 
 // Parent side: folds one line into the findings; a malformed line is noted

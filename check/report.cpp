@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "python_probe.hpp"
+
 #include <sys/utsname.h>
 
 #include <cmath>
@@ -57,7 +59,10 @@ ojson runtime_section(const ReportInput& in) {
             {"cxx_standard", "C++" + std::to_string(__cplusplus / 100 % 100)},
             {"build_type", KERNODECK_BUILD_TYPE}}},
           {"torch_source", null_or_text(in.torch_source)},
-          {"python_environment", null_or_text(in.python_environment)}};
+          {"python_environment", null_or_text(!in.findings.python_environment.empty()
+                                                  ? in.findings.python_environment
+                                                  : in.python_environment)},
+          {"python_version", null_or_text(Sanitizer::token(in.findings.python_version))}};
 }
 
 }  // namespace
@@ -129,6 +134,18 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
   const OutcomeInfo& row = info(in.outcome);
   ojson pytorch = in.findings.pytorch;
   clean_tokens(pytorch, {"version", "cuda", "hip"});
+  // The warnings the interpreter's import of torch printed (the python probe), first lines,
+  // treated as any outside text; null where no interpreter imported torch.
+  pytorch["import_warnings"] = nullptr;
+  if (in.probe_kind == kProbeKindPython && !in.probe_override &&
+      in.findings.python_import == std::nullopt && !in.findings.python_version.empty()) {
+    ojson warnings = ojson::array();
+    for (const std::string& line : in.findings.import_warnings) {
+      std::string clean = sanitizer.message(line);
+      if (!clean.empty()) warnings.push_back(clean);
+    }
+    pytorch["import_warnings"] = warnings;
+  }
   ojson execution = in.findings.execution;
   // The GPU's model name comes from the driver: treated as any outside text.
   if (execution["device_name"].is_string()) {

@@ -27,7 +27,7 @@ struct ReportInput {
   std::optional<HostCheckResult> host;
   bool output_written = false;
   bool probe_override = false;  // a probe module named by KERNODECK_PROBE_MODULE
-  std::string probe_kind = "libtorch";  // the installed probe's: "libtorch" or "stable_abi"
+  std::string probe_kind = "libtorch";  // the probe that served: "libtorch", "stable_abi", "python"
   // How the stable probe's torch was found (torch_location.hpp), as fixed words: the report's
   // runtime.torch_source and runtime.python_environment; empty (null) for the compiled probe.
   std::string torch_source;

@@ -75,6 +75,18 @@ std::string torch_library(const std::string& dir) {
   return present(dir + "/lib/libtorch.so") ? dir + "/lib/libtorch.so" : dir + "/libtorch.so";
 }
 
+PythonLocation locate_python(const std::string& self_dir) {
+  if (std::string python = variable(kTorchPythonVariable); !python.empty()) {
+    return {access(python.c_str(), X_OK) == 0 ? python : "", "the Python of KERNODECK_TORCH_PYTHON",
+            "torch_python_variable"};
+  }
+  if (const std::string beside = self_dir + "/python3"; access(beside.c_str(), X_OK) == 0) {
+    return {beside, "the Python beside the check", "python_beside_check"};
+  }
+  auto python = find_on_path("python3", variable("PATH"));
+  return {python.value_or(""), "the python3 on PATH", "python_on_path"};
+}
+
 TorchLocation locate_torch(const std::string& self_dir, Clock::time_point deadline) {
   if (std::string dir = variable(kTorchDirVariable); !dir.empty()) {
     TorchLocation where;

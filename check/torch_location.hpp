@@ -55,6 +55,15 @@ bool is_torch_folder(const std::string& dir);
 // The libtorch.so of a torch folder.
 std::string torch_library(const std::string& dir);
 
+// The interpreter whose own `import torch` the python probe runs, looked for in the same order
+// without starting it: KERNODECK_TORCH_PYTHON, python3 beside the check, python3 on PATH.
+struct PythonLocation {
+  std::string python;    // its path; "" where none is (found stays NoPython)
+  std::string searched;  // as TorchLocation::searched
+  std::string source;    // as TorchLocation::source
+};
+PythonLocation locate_python(const std::string& self_dir);
+
 // Looks for the torch as above, from the folder of the check's own binary;
 // the interpreter asked is given until `deadline`.
 TorchLocation locate_torch(const std::string& self_dir, Clock::time_point deadline);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "causes.hpp"
 #include "loader_error.hpp"
@@ -462,6 +463,233 @@ void run_worker(const WorkerRequest& request, const EventSink& sink) {
   if (probe->load_library != nullptr && !load_torch(*probe, request, s, load_ms)) return;
   s.facts("execution", {{"timings_ms", {{"load", load_ms}}}});
   run_stages(*probe, request, sink);
+}
+
+namespace {
+
+// ---- the python probe's answers, as a probe ----
+
+// The answers the calls read, while run_python_answers walks the stages over them.
+thread_local const PythonAnswers* g_answers = nullptr;
+
+void copy_into(char* dst, size_t capacity, const nlohmann::json& value) {
+  std::string text = value.is_string() ? value.get<std::string>() : std::string();
+  size_t n = std::min(capacity - 1, text.size());
+  std::memcpy(dst, text.data(), n);
+  dst[n] = '\0';
+}
+
+long long number_of(const nlohmann::json& answer, const char* key, long long otherwise) {
+  auto it = answer.find(key);
+  return it != answer.end() && it->is_number_integer() ? it->get<long long>() : otherwise;
+}
+
+// The answer to `call` and its status, the error it gave copied into `err`; nullptr (and a
+// ProbeState error) where the program gave none.
+const nlohmann::json* answer_to(const char* call, kd_error* err, kd_status& status) {
+  const nlohmann::json* a = g_answers != nullptr ? g_answers->find(call) : nullptr;
+  if (a == nullptr) {
+    copy_into(err->type, sizeof err->type, KD_ERROR_PROBE_STATE);
+    copy_into(err->message, sizeof err->message,
+              std::string("the python probe gave no answer to ") + call);
+    status = KD_RUNTIME_ERROR;
+    return nullptr;
+  }
+  const long long code = number_of(*a, "status", KD_RUNTIME_ERROR);
+  status = code == KD_OK ? KD_OK : code == KD_OUT_OF_MEMORY ? KD_OUT_OF_MEMORY : KD_RUNTIME_ERROR;
+  if (auto e = a->find("error"); e != a->end() && e->is_object()) {
+    copy_into(err->type, sizeof err->type, e->value("type", nlohmann::json()));
+    copy_into(err->message, sizeof err->message, e->value("message", nlohmann::json()));
+  }
+  return a;
+}
+
+kd_status answered_library_info(kd_library_info* out, kd_error* err) {
+  kd_status st;
+  const nlohmann::json* a = answer_to("library_info", err, st);
+  if (a == nullptr || st != KD_OK) return st;
+  copy_into(out->version, sizeof out->version, a->value("version", nlohmann::json()));
+  copy_into(out->cuda_version, sizeof out->cuda_version, a->value("cuda_version", nlohmann::json()));
+  copy_into(out->hip_version, sizeof out->hip_version, a->value("hip_version", nlohmann::json()));
+  const long long backend = number_of(*a, "backend", KD_BACKEND_NONE);
+  out->backend = backend == KD_BACKEND_CUDA || backend == KD_BACKEND_ROCM ? static_cast<int>(backend)
+                                                                          : KD_BACKEND_NONE;
+  return KD_OK;
+}
+
+kd_status answered_gpu_info(kd_gpu_info* out, kd_error* err) {
+  kd_status st;
+  const nlohmann::json* a = answer_to("gpu_info", err, st);
+  if (a == nullptr || st != KD_OK) return st;
+  out->available = number_of(*a, "available", 0) != 0 ? 1 : 0;
+  out->device_count = number_of(*a, "device_count", 0);
+  return KD_OK;
+}
+
+kd_status answered_init_device(int, long long, kd_error* err) {
+  kd_status st;
+  answer_to("init_device", err, st);
+  return st;
+}
+
+bool read_four(const nlohmann::json& a, const char* key, float (&out)[4]) {
+  auto it = a.find(key);
+  if (it == a.end() || !it->is_array() || it->size() != 4) return false;
+  for (size_t i = 0; i < 4; ++i) {
+    if (!(*it)[i].is_number()) return false;
+    out[i] = (*it)[i].get<float>();
+  }
+  return true;
+}
+
+kd_status answered_compute(int, long long, kd_compute_result* out, kd_error* err) {
+  kd_status st;
+  const nlohmann::json* a = answer_to("compute", err, st);
+  if (a == nullptr || st != KD_OK) return st;
+  *out = kd_compute_result{};
+  auto loss = a->find("loss");
+  if (!read_four(*a, "product", out->product) || !read_four(*a, "gradient", out->gradient) ||
+      loss == a->end() || !loss->is_number()) {
+    copy_into(err->type, sizeof err->type, KD_ERROR_PROBE_STATE);
+    copy_into(err->message, sizeof err->message, "the python probe's result is malformed");
+    return KD_RUNTIME_ERROR;
+  }
+  out->loss = loss->get<float>();
+  out->synchronized = a->value("synchronized", false) == true ? 1 : 0;
+  out->gradient_source = KD_GRADIENT_AUTOGRAD;
+  return KD_OK;
+}
+
+kd_status answered_memory(long long, kd_memory_info* out, kd_error* err) {
+  kd_status st;
+  const nlohmann::json* a = answer_to("memory", err, st);
+  if (a == nullptr || st != KD_OK) return st;
+  out->allocated_bytes = number_of(*a, "allocated_bytes", -1);
+  out->reserved_bytes = number_of(*a, "reserved_bytes", -1);
+  return KD_OK;
+}
+
+kd_status answered_device_info(long long, kd_device_info* out, kd_error* err) {
+  kd_status st;
+  const nlohmann::json* a = answer_to("device_info", err, st);
+  if (a == nullptr || st != KD_OK) return st;
+  copy_into(out->name, sizeof out->name, a->value("name", nlohmann::json()));
+  copy_into(out->capability, sizeof out->capability, a->value("capability", nlohmann::json()));
+  return KD_OK;
+}
+
+kd_status answered_runtime_status(int, long long, const char*, kd_runtime_status* out,
+                                  kd_error* err) {
+  kd_status st;
+  const nlohmann::json* a = answer_to("runtime_status", err, st);
+  *out = kd_runtime_status{};
+  out->driver_version = -1;
+  out->runtime_version = -1;
+  if (a == nullptr) return st;
+  const nlohmann::json status = a->value("status", nlohmann::json::object());
+  if (!status.is_object()) return KD_OK;
+  const long long api = number_of(status, "api", KD_API_NONE);
+  out->api = api == KD_API_CUDA || api == KD_API_HIP ? static_cast<int>(api) : KD_API_NONE;
+  out->error_number = static_cast<int>(number_of(status, "error_number", 0));
+  out->driver_version = static_cast<int>(number_of(status, "driver_version", -1));
+  out->runtime_version = static_cast<int>(number_of(status, "runtime_version", -1));
+  copy_into(out->error_name, sizeof out->error_name, status.value("error_name", nlohmann::json()));
+  copy_into(out->error_text, sizeof out->error_text, status.value("error_text", nlohmann::json()));
+  return KD_OK;
+}
+
+constexpr kd_probe kAnsweredProbe = {
+    KD_PROBE_ABI_VERSION,  answered_library_info, answered_gpu_info,
+    answered_init_device,  answered_compute,      answered_memory,
+    answered_device_info,  answered_runtime_status, kProbeKindPython, nullptr};
+
+// The answer's time in milliseconds, where it gave one.
+std::optional<double> ms_of(const nlohmann::json* a) {
+  if (a == nullptr) return std::nullopt;
+  auto it = a->find("ms");
+  if (it == a->end() || !it->is_number() || !std::isfinite(it->get<double>()) ||
+      it->get<double>() < 0) {
+    return std::nullopt;
+  }
+  return it->get<double>();
+}
+
+// The import, as the interpreter answered it. False once it has finished the run.
+bool python_import_stage(const PythonAnswers& answers, const WorkerRequest& request,
+                         const std::string& searched, WorkerFindings& findings, Stages& s) {
+  s.enter(Stage::Import);
+  if (const nlohmann::json* i = answers.find("interpreter")) {
+    findings.python_version = i->value("python_version", std::string());
+    findings.python_environment = i->value("environment", std::string());
+  }
+  const nlohmann::json* imported = answers.find("import");
+  if (imported == nullptr) {
+    const nlohmann::json* failed = answers.find("probe_failed");
+    s.finish(Outcome::InternalError,
+             ErrorInfo{failure_type(Failure::WorkerException),
+                       "the python probe failed: " +
+                           (failed != nullptr ? failed->value("message", std::string("no reason"))
+                                              : std::string("it gave no answer to the import"))});
+    return false;
+  }
+  if (auto ms = ms_of(imported)) s.facts("execution", {{"timings_ms", {{"load", *ms}}}});
+  const nlohmann::json none = nlohmann::json::object();
+  if (imported->value("ok", false) == true) {
+    if (auto w = imported->find("warnings"); w != imported->end() && w->is_array()) {
+      for (const auto& line : *w) {
+        if (line.is_string()) findings.import_warnings.push_back(line.get<std::string>());
+      }
+    }
+    if (answers.find("import_incomplete") == nullptr) return true;
+    // The import went through, and what it imported lacks torch's API.
+    PythonImport facts = python_import_of(none, imported->value("found", none));
+    facts.imported_incomplete = true;
+    facts.exception = "AttributeError";
+    facts.words = "the torch imported has no torch.tensor";
+    findings.python_import = facts;
+    s.finish_cause(recognise_python_import(facts), facts.exception + ": " + facts.words,
+                   std::nullopt);
+    return false;
+  }
+  PythonImport facts =
+      python_import_of(imported->value("facts", none), imported->value("found", none));
+  findings.python_import = facts;
+  const std::string words = facts.words.empty() ? facts.exception : facts.words;
+  if (facts.loader && !request.torch_dir.empty()) {
+    // The loader refused a library of torch's, or one it needs: today's loader causes, looking
+    // where the loader looks from torch's own libtorch.
+    finish_loader_error(s, words, torch_library(request.torch_dir), /*torch_found=*/true);
+    return false;
+  }
+  const CauseId id = recognise_python_import(facts);
+  // No torch at all: said as the search for it says it (torch_location.hpp).
+  s.finish_cause(id,
+                 id == CauseId::TorchPackageMissing
+                     ? searched + " has no torch package"
+                     : facts.exception + ": " + words,
+                 std::nullopt);
+  return false;
+}
+
+// What the interpreter timed, in place of the times of walking over its answers.
+void answered_timings(const PythonAnswers& answers, WorkerFindings& findings) {
+  ojson& timings = findings.execution["timings_ms"];
+  for (auto [call, key] : {std::pair{"init_device", "device_init"}, std::pair{"compute", "compute"}}) {
+    if (auto ms = ms_of(answers.find(call)); ms && !timings[key].is_null()) timings[key] = *ms;
+  }
+}
+
+}  // namespace
+
+void run_python_answers(const PythonAnswers& answers, const WorkerRequest& request,
+                        const std::string& searched, WorkerFindings& findings,
+                        const EventSink& sink) {
+  Stages s(sink);
+  if (!python_import_stage(answers, request, searched, findings, s)) return;
+  g_answers = &answers;
+  run_stages(kAnsweredProbe, request, sink);
+  g_answers = nullptr;
+  answered_timings(answers, findings);
 }
 
 void worker_main(const std::vector<std::string>& args) {

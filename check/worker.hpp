@@ -12,6 +12,8 @@
 
 #include "cli.hpp"
 #include "probe_abi.h"
+#include "protocol.hpp"
+#include "python_probe.hpp"
 
 namespace kd {
 
@@ -52,6 +54,14 @@ void run_worker(const WorkerRequest& request, const EventSink& sink);
 
 // The stages after loading, with a probe in hand.
 void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink);
+
+// The python probe's run, once its interpreter has ended after all its answers
+// (python_probe.hpp): the import as it answered, then the same stages as for every probe, over
+// its answers. `searched` says how the interpreter was found ("the python3 on PATH"). The
+// interpreter's facts and the import's go into `findings`; the events, to `sink`.
+void run_python_answers(const PythonAnswers& answers, const WorkerRequest& request,
+                        const std::string& searched, WorkerFindings& findings,
+                        const EventSink& sink);
 
 // The worker process's main: events on kEventFd, then _exit.
 [[noreturn]] void worker_main(const std::vector<std::string>& args);

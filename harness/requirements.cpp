@@ -96,10 +96,18 @@ std::optional<Unmet> probe_compiled_probe(const Runner& r) {
 }
 
 std::optional<Unmet> probe_stable_probe(const Runner& r) {
-  if (r.probe_kind == "stable_abi") return met();
-  return skip("needs the stable probe, which the check loads where no compiled probe is "
-              "installed beside it (ci/gpu-proof's kit, the wheel); this check loads its "
-              "compiled probe");
+  if (r.probe_kind == "stable_abi" || r.probe_kind == "python") return met();
+  return skip("needs the stable probe, which the check loads for a torch folder "
+              "KERNODECK_TORCH_DIR names where no compiled probe is installed beside it "
+              "(ci/gpu-proof's kit, the wheel); this check loads its compiled probe");
+}
+
+std::optional<Unmet> probe_python_probe(const Runner& r) {
+  if (r.probe_kind == "python") return met();
+  return skip("needs the python probe (the interpreter importing torch), which the check runs "
+              "where no compiled probe is installed beside it and no torch folder is named "
+              "(ci/gpu-proof's kit, the wheel); this check loads its " +
+              std::string(r.probe_kind == "libtorch" ? "compiled" : "stable") + " probe");
 }
 
 bool is_dist_info(const std::string& name) {
@@ -117,22 +125,37 @@ std::string site_packages_of(const std::string& file, int depth) {
   return "";
 }
 
-// The libc10 the loader resolves for the import (ldd), and a RECORD of the site-packages folder
-// above it that lists it with a SHA-256.
-std::optional<Unmet> probe_wheel_record(const Runner& r) {
-  if (!r.import_root) return skip("needs the libtorch the check loads; none is found");
+// The libc10 the loader resolves for the import (ldd), its real path; "" where none is, with
+// why in `why_not`.
+std::string import_libc10(const Runner& r, std::string& why_not) {
+  if (!r.import_root) {
+    why_not = "needs the libtorch the check loads; none is found";
+    return "";
+  }
   kd::SpawnSpec ldd;
   ldd.argv = {"/usr/bin/ldd", *r.import_root};
   std::smatch m;
   const std::string listing = kd::run_supervised(ldd, kd::deadline_in(20), {}).out.data;
   if (!std::regex_search(listing, m, std::regex("libc10\\.so[^ ]* => (/[^ ]+)"))) {
-    return skip("the loader finds no libc10 for the import (ldd)");
+    why_not = "the loader finds no libc10 for the import (ldd)";
+    return "";
   }
   char real[PATH_MAX];
-  if (realpath(m[1].str().c_str(), real) == nullptr) return skip("cannot resolve " + m[1].str());
+  if (realpath(m[1].str().c_str(), real) == nullptr) {
+    why_not = "cannot resolve " + m[1].str();
+    return "";
+  }
+  return real;
+}
+
+// A RECORD of the site-packages folder above the import's libc10 that lists it with a SHA-256.
+std::optional<Unmet> probe_wheel_record(const Runner& r) {
+  std::string why_not;
+  const std::string real = import_libc10(r, why_not);
+  if (real.empty()) return skip(why_not);
   const std::string site = site_packages_of(real, 5);
   if (!site.empty()) {
-    const std::string listed = std::string(real).substr(site.size() + 1) + ",sha256=";
+    const std::string listed = real.substr(site.size() + 1) + ",sha256=";
     for (const auto& name : kd::folder_entries(site)) {
       if (!is_dist_info(name)) continue;
       auto record = kd::read_file(site + "/" + name + "/RECORD");
@@ -140,8 +163,14 @@ std::optional<Unmet> probe_wheel_record(const Runner& r) {
     }
   }
   return skip("needs a libtorch installed from a wheel whose RECORD lists its libc10 with a "
-              "SHA-256 (the pypi variant: KERNODECK_TORCH=pypi); the import's libc10 is " +
-              std::string(real));
+              "SHA-256 (the pypi variant: KERNODECK_TORCH=pypi); the import's libc10 is " + real);
+}
+
+std::optional<Unmet> probe_torch_wheel_site(const Runner& r) {
+  if (!torch_wheel_site_packages(r).empty()) return met();
+  return skip("needs the site-packages folder of a torch wheel (torch, its *.dist-info and its "
+              "dependencies) for the check's libtorch, to make Python environments from (the "
+              "pypi variant: KERNODECK_TORCH=pypi)");
 }
 
 // ---- what the runner lets a case change -------------------------------------------------------
@@ -319,6 +348,24 @@ std::optional<Unmet> probe_without_proc(const Runner&) {
                      "stack bounds (/proc/self/maps)");
 }
 
+}  // namespace
+
+std::string torch_wheel_site_packages(const Runner& r) {
+  static const std::string site = [&r] {
+    std::string why_not;
+    const std::string libc10 = import_libc10(r, why_not);
+    const std::string folder = libc10.empty() ? "" : site_packages_of(libc10, 5);
+    if (folder.empty() || !kd::path_exists(folder + "/torch/__init__.py")) return std::string();
+    for (const auto& name : kd::folder_entries(folder)) {
+      if (name.rfind("torch-", 0) == 0 && is_dist_info(name)) return folder;
+    }
+    return std::string();
+  }();
+  return site;
+}
+
+namespace {
+
 const std::vector<Entry>& registry() {
   using R = Requirement;
   static const std::vector<Entry> entries = {
@@ -332,15 +379,19 @@ const std::vector<Entry>& registry() {
        probe_cuda_backend},
       {{R::NoGpu, "no-gpu", "no GPU device node on the runner"}, probe_no_gpu},
       {{R::NvidiaSmi, "nvidia-smi", "nvidia-smi on the runner's PATH"}, probe_nvidia_smi},
-      {{R::ProbeModule, "probe-module",
-        "the check's probe module beside it, and the libtorch it loads"},
+      {{R::ProbeModule, "probe-module", "the check's probe module beside it, and its libtorch"},
        probe_probe_module},
       {{R::CompiledProbe, "compiled-probe", "the check loads its compiled probe"},
        probe_compiled_probe},
-      {{R::StableProbe, "stable-probe", "the check loads its stable probe"}, probe_stable_probe},
+      {{R::StableProbe, "stable-probe", "the check carries its stable probe and no compiled one"},
+       probe_stable_probe},
+      {{R::PythonProbe, "python-probe", "the interpreter importing torch serves the check"},
+       probe_python_probe},
       {{R::WheelRecord, "wheel-record",
         "the import's libc10 installed from a wheel whose RECORD lists its SHA-256"},
        probe_wheel_record},
+      {{R::TorchWheelSite, "torch-wheel-site", "the site-packages of the check's torch wheel"},
+       probe_torch_wheel_site},
       {{R::UserNamespaces, "user-namespaces",
         "`unshare --user --map-root-user --mount` works"},
        probe_user_namespaces},

@@ -15,6 +15,7 @@
 namespace kdh {
 
 struct Case;
+struct Runner;
 
 enum class Requirement {
   Gpu,              // a GPU device node; KERNODECK_EXPECT_GPU=1 turns "missing" into a failure
@@ -25,8 +26,10 @@ enum class Requirement {
   NvidiaSmi,        // nvidia-smi on the runner's PATH
   ProbeModule,      // the check's probe module can be found beside it, with its libtorch
   CompiledProbe,    // the check loads its compiled probe (built against a libtorch's headers)
-  StableProbe,      // the check loads its stable probe (libtorch's stable C functions alone)
+  StableProbe,      // the check carries its stable probe and no compiled one (a torch folder named)
+  PythonProbe,      // the check's worker is the interpreter importing torch (the python probe)
   WheelRecord,      // the import's libc10 is a wheel's, its RECORD listing its SHA-256
+  TorchWheelSite,   // the site-packages folder of the torch wheel the check's libtorch comes from
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace
@@ -61,6 +64,10 @@ struct Unmet {
 // Whether this runner meets `requirement`, probed once per process (a case's GPU index, when it
 // names one, is judged per case).
 std::optional<Unmet> unmet(Requirement requirement);
+
+// The site-packages folder of the torch wheel whose libtorch the check loads (torch, its
+// *.dist-info and its dependencies, as pip installed them); "" where it is no wheel's.
+std::string torch_wheel_site_packages(const Runner& r);
 
 // Why `c` cannot run here (its first unmet requirement), or nullopt.
 std::optional<Unmet> unmet_requirements(const Case& c);

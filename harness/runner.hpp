@@ -17,9 +17,12 @@ struct Runner {
   std::string fixtures_dir;  // the built fixtures
   std::string reports_dir;   // where case reports go
   bool expect_gpu = false;
-  // The probe the check loads, beside it: the compiled one where installed, else the stable one.
+  // The probe module beside the check: the compiled one where installed, else the stable one.
   std::optional<std::string> probe_module;
-  std::string probe_kind;  // "libtorch" (compiled) or "stable_abi"; "" with no probe
+  // The probe that serves the check: "libtorch" (compiled), "stable_abi" (without the compiled
+  // one, for a torch folder KERNODECK_TORCH_DIR names) or "python" (without it, the
+  // interpreter's own import); "" with no probe module.
+  std::string probe_kind;
   // The object whose loading loads libtorch, what `ldd` is asked about: the compiled probe
   // module itself, or the libtorch.so of the torch the stable probe finds (torch_location.hpp,
   // in the environment the suite gives the check).

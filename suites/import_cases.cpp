@@ -764,9 +764,8 @@ std::vector<Case> import_cases() {
           .expect_null("/pytorch/version")
           .expect_report_lacks("empty-torch"),
       Case("torch_python_without_torch")
-          .guards("the stable probe asking a Python without torch is TORCH_MISSING (3), naming "
-                  "that Python and pip install torch in its environment")
-          .needs(Requirement::StableProbe)
+          .guards("the interpreter KERNODECK_TORCH_PYTHON names, without torch, is TORCH_MISSING "
+                  "(3), naming that Python and pip install torch in its environment")
           .prepare(venv_without_torch, "a virtual environment of its own, without torch, made "
                                        "by the python3 on PATH (python3 -m venv --without-pip)")
           .env("KERNODECK_TORCH_PYTHON", "{tmp}/venv/bin/python3")
@@ -774,6 +773,7 @@ std::vector<Case> import_cases() {
           .outcome("TORCH_MISSING", "import")
           .expect_field("/error/type", "TorchPackageMissing")
           .expect_field("/error/message", "the Python of KERNODECK_TORCH_PYTHON has no torch package")
+          .expect_field("/tool/probe", "python")
           .expect_field_contains("/message", "Install torch into the Python environment"),
       cuda_library_shadowed("cause_cuda_library_shadowed",
                             "the image's CUDA toolkit folder that LD_LIBRARY_PATH names",

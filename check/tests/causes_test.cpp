@@ -233,7 +233,7 @@ TEST(Catalogue, LayersAndOutcomesAgree) {
       {kWorkerEnd, {Outcome::WorkerFailed}},
       {kAllocation, {Outcome::OutOfMemory}},
       {kStdout, {Outcome::OutputWriteFailed}},
-      {kTorchSearch, {Outcome::TorchMissing}},
+      {kTorchSearch | kPythonImport, {Outcome::TorchMissing, Outcome::TorchImportFailed}},
       {kStableProbe, {Outcome::TorchImportFailed}},
   };
   for (CauseId id : all_causes()) {
@@ -945,6 +945,13 @@ TEST(CauseWords, EveryPlaceholderOfEveryRowIsAFactTheCheckGives) {
   parent.stage = "compute";
   parent.how = "killed by signal SIGSEGV";
   parent.write_error = "No space left on device";
+  // What the python probe's import gives: the interpreter and the exception's facts.
+  PythonImport import;
+  import.module = "typing_extensions";
+  import.torch_module = "torch._utils_internal";
+  import.extension_pythons = {"3.13"};
+  parent.import = &import;
+  parent.python_version = "3.11.2";
   for (const auto& [name, value] : cause_facts(parent, Sanitizer({}))) f.emplace(name, value);
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);

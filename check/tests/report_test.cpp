@@ -45,12 +45,15 @@ void expect_contract_shape(const ojson& r) {
   EXPECT_EQ(tool[1], "version");
   EXPECT_EQ(keys_of(r["requested"]), (Keys{"device", "device_index", "timeout_s", "host_check"}));
   EXPECT_EQ(keys_of(r["runtime"]),
-            (Keys{"os_family", "arch", "check_build", "torch_source", "python_environment"}));
+            (Keys{"os_family", "arch", "check_build", "torch_source", "python_environment",
+                  "python_version"}));
   // The compiled probe's report: no torch was looked for.
   EXPECT_TRUE(r["runtime"]["torch_source"].is_null());
   EXPECT_TRUE(r["runtime"]["python_environment"].is_null());
+  EXPECT_TRUE(r["runtime"]["python_version"].is_null());
   EXPECT_EQ(keys_of(r["pytorch"]), (Keys{"version", "cuda", "hip", "backend", "gpu_available",
-                                         "visible_device_count"}));
+                                         "visible_device_count", "import_warnings"}));
+  EXPECT_TRUE(r["pytorch"]["import_warnings"].is_null());
   EXPECT_EQ(keys_of(r["execution"]),
             (Keys{"device", "device_name", "capability", "product_verified",
                   "gradient_verified", "loss", "synchronized", "gradient_source", "timings_ms",

@@ -16,7 +16,7 @@
 // Placeholders in arguments, variables and paths: {tmp} is the case's own
 // fresh folder, {fixtures} the folder of the built fixtures. In an expected
 // field's text: {gpu_index}, the GPU the case was given, and {probe}, the kind
-// of probe the certified check loads ("libtorch" or "stable_abi").
+// of probe that serves the certified check ("libtorch", "stable_abi" or "python").
 #pragma once
 
 #include <sys/resource.h>

@@ -36,10 +36,12 @@ struct CheckReport {
   std::string host_status, driver_version;         // host.*
   double seconds = 0;                              // execution.timings_ms, summed, in seconds
 
-  // Made by one of the check's real probes (tool.probe "libtorch", the compiled probe, or
-  // "stable_abi"), not through the fault-injection seam ("override"): only those tell facts of
-  // the machine.
-  bool real_probe() const { return probe == "libtorch" || probe == "stable_abi"; }
+  // Made by one of the check's real probes (tool.probe "libtorch", the compiled probe,
+  // "stable_abi" or "python", the interpreter's own import), not through the fault-injection
+  // seam ("override"): only those tell facts of the machine.
+  bool real_probe() const {
+    return probe == "libtorch" || probe == "stable_abi" || probe == "python";
+  }
 };
 
 // The report of this text, which the page shows.

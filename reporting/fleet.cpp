@@ -69,8 +69,8 @@ void judge(FleetUnit& u, const CheckReport& r) {
   }
   if (!r.real_probe()) {
     u.simulated = true;
-    u.message = "made through the fault-injection seam (tool.probe is neither \"libtorch\" nor "
-                "\"stable_abi\"): a simulation, not a check of this GPU";
+    u.message = "made through the fault-injection seam (tool.probe is none of \"libtorch\", "
+                "\"stable_abi\" and \"python\"): a simulation, not a check of this GPU";
     return;
   }
   u.message = r.message;

@@ -87,7 +87,7 @@ struct Certificate {
   std::string backend = "unknown";
   std::string cuda_version = "unknown";
   std::string hip_version = "unknown";
-  std::string probe = "unknown";  // tool.probe of the real reports: libtorch, stable_abi
+  std::string probe = "unknown";  // tool.probe of the real reports: libtorch, stable_abi, python
   // execution.gradient_source of the real reports whose gradient was verified: autograd, explicit
   std::string gradient_source = "none verified";
   std::string gpu_model = "none";       // execution.device_name of the real GPU passes

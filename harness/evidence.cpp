@@ -9,7 +9,7 @@
 #include <optional>
 #include <system_error>
 
-#include "report_rules.hpp"
+#include "contract/report_rules.hpp"
 #include "published_scan.hpp"
 #include "util/files.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "junit_report.hpp"
 #include "junit_text.hpp"
-#include "report_rules.hpp"
+#include "contract/report_rules.hpp"
 
 namespace kd::junit {
 namespace {

@@ -7,18 +7,10 @@
 
 #include "causes.hpp"
 #include "util/elf.hpp"
+#include "util/text.hpp"
 
 namespace kd {
 namespace {
-
-std::string joined(const std::vector<std::string>& parts, const std::string& last_joint) {
-  std::string text;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) text += i + 1 == parts.size() ? last_joint : ", ";
-    text += parts[i];
-  }
-  return text;
-}
 
 // The nodes of the runtime's vendor whose mode refuses this process, by name (those the
 // device cgroup refuses are named by refused_nodes).
@@ -35,7 +27,7 @@ std::string closed_nodes(const DeviceNodes& n, const DeviceCgroup& c, bool hip) 
     add(n.nvidia_uvm == NodeState::NotAccessible && !c.nvidia_uvm, "/dev/nvidia-uvm");
     add(n.nvidia_gpus - n.nvidia_gpus_accessible - c.nvidia_gpus > 0, "/dev/nvidiaN");
   }
-  return joined(names, " and ");
+  return joined(names);
 }
 
 // The nodes the device cgroup refuses, by name, and the GPUs among them: "2 of 2 /dev/nvidiaN".
@@ -48,7 +40,7 @@ void cgroup_facts(const DeviceNodes& n, const DeviceCgroup& c, bool hip, Facts& 
   if (!hip && c.nvidiactl) names.emplace_back("/dev/nvidiactl");
   if (!hip && c.nvidia_uvm) names.emplace_back("/dev/nvidia-uvm");
   if (refused > 0) names.push_back(refused == gpus ? gpu_name : "some " + gpu_name);
-  facts["refused_nodes"] = names.empty() ? "no node named" : joined(names, " and ");
+  facts["refused_nodes"] = names.empty() ? "no node named" : joined(names);
   facts["refused_gpus"] = std::to_string(refused) + " of " + std::to_string(gpus) + " " + gpu_name;
   facts["cgroup_list"] = c.devices_list == std::optional<std::string>("denies")
                              ? " (its devices.list lacks them)"
@@ -62,7 +54,7 @@ std::string variables_set(const VisibleDevices& variables) {
   for (const auto& [name, shape] : variables) {
     if (shape && name != "NVIDIA_VISIBLE_DEVICES") set.push_back(name + " (" + *shape + ")");
   }
-  return joined(set, " and ");
+  return joined(set);
 }
 
 // The driver's files where the loader looks: a stub's, and the version of a driver library

@@ -26,8 +26,6 @@ constexpr size_t kMaxCache = size_t{64} << 20;
 constexpr size_t kMaxRecord = size_t{64} << 20;
 constexpr int kSitePackagesDepth = 5;  // site-packages/nvidia/cu13/lib/<file>: 4 folders up
 
-std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-
 std::string real_path(const std::string& path) {
   char real[PATH_MAX];
   return realpath(path.c_str(), real) != nullptr ? std::string(real) : path;
@@ -206,10 +204,6 @@ LibraryCopy damaged_copy(const ImportFile& f, const char* damage) {
   if (f.layout.needed_size > 0) copy.needed_size = static_cast<long long>(f.layout.needed_size);
   copy.damage = damage;
   return copy;
-}
-
-bool is_dist_info(const std::string& name) {
-  return name.size() > 10 && name.compare(name.size() - 10, 10, ".dist-info") == 0;
 }
 
 // The RECORDs of a site-packages folder, by the path each lists relative to it; nullopt for a

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "util/files.hpp"
+
 namespace kd {
 namespace {
 
@@ -10,11 +12,6 @@ constexpr std::array<std::string_view, 3> kTorchPrefixes{"libtorch", "libc10", "
 
 // glibc: "<name>: cannot open shared object file: No such file or directory".
 constexpr std::string_view kNotFound = ": cannot open shared object file";
-
-std::string file_name(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
 
 // The word that ends right before `end`, after a space, tab, newline or ':'.
 std::string_view word_before(std::string_view text, size_t end) {

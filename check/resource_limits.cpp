@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "util/text.hpp"
+
 namespace kd {
 namespace {
 
@@ -75,13 +77,6 @@ void read_cgroup_limits(ResourceLimits& limits) {
       }
     }
   }
-}
-
-// "a and b", or "" without any.
-std::string joined(const std::vector<std::string>& parts) {
-  std::string text;
-  for (size_t i = 0; i < parts.size(); ++i) text += (i ? " and " : "") + parts[i];
-  return text;
 }
 
 }  // namespace

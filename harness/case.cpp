@@ -1,6 +1,6 @@
 #include "case.hpp"
 
-#include "contract.hpp"
+#include "contract/table.hpp"
 
 namespace kdh {
 

@@ -4,9 +4,10 @@ and line, which Case(id, Where) records, layer_test.cpp), must be declared withi
 where its id is written in that file. A helper that makes cases without taking and passing on a
 `Where` records its own line for all of them, where no id is written, and this fails.
 
-The id is written as a string literal: the whole id, or the start of an id a helper or a loop
-completes ("gpu_pass_index_" + k, "damaged_libc10" and its cuts), at least MIN_PREFIX characters
-of it.
+The id is written as a string literal: the whole id, or, for a loop over an index, all of it but
+the number the loop appends ("gpu_pass_index_" + std::to_string(k)), at least MIN_PREFIX
+characters. Any other start of an id is not its name: a helper that completes ids ("damaged_libc10"
+and its cuts) puts every case it makes at one line that names none of them.
 
     harness/case_lines.py SOURCE_DIR SUITES_DIR [--window N]
 """
@@ -35,7 +36,9 @@ def listed_cases(suites_dir):
 
 
 def names_the_id(literal, case):
-    return literal == case or (len(literal) >= MIN_PREFIX and case.startswith(literal))
+    index = case[len(literal):]
+    return literal == case or (len(literal) >= MIN_PREFIX and case.startswith(literal)
+                               and index.isascii() and index.isdigit())
 
 
 def misplaced(cases, source_dir, window):
@@ -56,7 +59,8 @@ def misplaced(cases, source_dir, window):
         if not any(names_the_id(lit, case) for row in near for lit in LITERAL.findall(row)):
             problems.append(f"{file}:{line}: case {case} is recorded here, but its id is not "
                             f"written within {window} lines: the helper that made it takes no "
-                            f"Where, or does not pass it on")
+                            f"Where, or does not pass it on, or completes an id of which this "
+                            f"line writes only the start")
     return problems
 
 

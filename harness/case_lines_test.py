@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of case_lines.py's rule: a case is at its own line when its id, or at least 8
-characters of its start, is written as a literal within the window."""
+"""Tests of case_lines.py's rule: a case is at its own line when its id, or all of it but the
+index a loop appends (at least 8 characters), is written as a literal within the window."""
 import os
 import sys
 import tempfile
@@ -21,6 +21,10 @@ std::vector<Case> cases() {
       Case("gpu_pass_index_" + std::to_string(0)),
   };
 }
+std::vector<Case> cuts(const std::string& id) {
+  return {helper(id + "_cut_at_half")};
+}
+std::vector<Case> more() { return cuts("damaged_libc10"); }
 """
 
 
@@ -40,6 +44,11 @@ class CaseLines(unittest.TestCase):
         problems = self.misplaced([("made_by_helper", "cases.cpp", 2)])
         self.assertEqual(len(problems), 1)
         self.assertIn("cases.cpp:2: case made_by_helper", problems[0])
+
+    def test_a_start_a_helper_completes_with_words_is_no_name(self):
+        problems = self.misplaced([("damaged_libc10_cut_at_half", "cases.cpp", 15)])
+        self.assertEqual(len(problems), 1)
+        self.assertIn("cases.cpp:15: case damaged_libc10_cut_at_half", problems[0])
 
     def test_a_short_literal_is_no_start_of_an_id(self):
         self.assertEqual(len(self.misplaced([("cpu_case", "cases.cpp", 3)])), 1)

@@ -9,21 +9,22 @@
 #include <optional>
 #include <system_error>
 
-#include "report_rules.hpp"
+#include "contract/report_rules.hpp"
 #include "published_scan.hpp"
 #include "util/files.hpp"
+#include "util/text.hpp"
 
 namespace kdh {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
-
 // The exit code an .exit file holds: a number 0-255 and white space.
 std::optional<int> parse_exit_code(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.pop_back();
-  if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), is_digit)) return std::nullopt;
+  if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), kd::is_digit)) {
+    return std::nullopt;
+  }
   return std::stoi(s);
 }
 

@@ -1,7 +1,7 @@
 // Committed GPU evidence (docs/evidence/<gpu>-<date>/, what `ci/gpu-proof run`
 // wrote) held against the contract: every report in it by the suite's own
-// invariants (report_problems, report_rules.hpp), and every file for details of the machine
-// that must not be published (reporting/published_scan.hpp, the scanners every
+// invariants (report_problems, contract/report_rules.hpp), and every file for details of the
+// machine that must not be published (reporting/published_scan.hpp, the scanners every
 // published report is held against). kernodeck-evidence and its tests share this.
 #pragma once
 

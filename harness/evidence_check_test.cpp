@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "evidence.hpp"
-#include "report_rules.hpp"
+#include "contract/report_rules.hpp"
 #include "util/files.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "report_rules.hpp"
+#include "contract/report_rules.hpp"
 #include "util/files.hpp"
 #include "util/machine.hpp"
 #include "util/signals.hpp"

@@ -1,5 +1,5 @@
 // Judges a case run against the case's expectations and the contract's rules for any report
-// (report_rules.hpp), and writes the failure text a reviewer reads in the JUnit page:
+// (contract/report_rules.hpp), and writes the failure text a reviewer reads in the JUnit page:
 // the promise, the command, the manipulation, how it ended, every problem,
 // the end of stderr and the report.
 #pragma once

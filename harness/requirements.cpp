@@ -110,16 +110,12 @@ std::optional<Unmet> probe_python_probe(const Runner& r) {
               std::string(r.probe_kind == "libtorch" ? "compiled" : "stable") + " probe");
 }
 
-bool is_dist_info(const std::string& name) {
-  return name.size() > 10 && name.compare(name.size() - 10, 10, ".dist-info") == 0;
-}
-
 // The folder of *.dist-info folders above `file`, within `depth` folders; "" where none is.
 std::string site_packages_of(const std::string& file, int depth) {
   std::string folder = kd::dirname_of(file);
   for (int i = 0; i < depth && folder.size() > 1; ++i, folder = kd::dirname_of(folder)) {
     for (const auto& name : kd::folder_entries(folder)) {
-      if (is_dist_info(name)) return folder;
+      if (kd::is_dist_info(name)) return folder;
     }
   }
   return "";
@@ -157,7 +153,7 @@ std::optional<Unmet> probe_wheel_record(const Runner& r) {
   if (!site.empty()) {
     const std::string listed = real.substr(site.size() + 1) + ",sha256=";
     for (const auto& name : kd::folder_entries(site)) {
-      if (!is_dist_info(name)) continue;
+      if (!kd::is_dist_info(name)) continue;
       auto record = kd::read_file(site + "/" + name + "/RECORD");
       if (record && record->find("\n" + listed) != std::string::npos) return met();
     }

@@ -38,12 +38,8 @@ bool write_file(const std::string& path, const std::string& content) {
   return static_cast<bool>(out);
 }
 
-std::string read_text(const std::string& path, size_t limit = 1 << 20) {
-  return kd::read_file(path, limit).value_or(std::string());
-}
-
 std::string describe_pid(int pid) {
-  std::string cmd = read_text("/proc/" + std::to_string(pid) + "/cmdline", 512);
+  std::string cmd = kd::read_text("/proc/" + std::to_string(pid) + "/cmdline", 512);
   std::replace(cmd.begin(), cmd.end(), '\0', ' ');
   auto st = kd::process_stat(pid);
   return "pid " + std::to_string(pid) + " (" + (st ? st->comm : "?") + "): " + cmd;
@@ -75,7 +71,7 @@ void note_once(std::vector<std::string>& problems, std::string problem) {
 
 void watch(int pid, CaseRun& run) {
   // The parent must never map libtorch or a GPU driver library.
-  std::string maps = read_text("/proc/" + std::to_string(pid) + "/maps", 8 << 20);
+  std::string maps = kd::read_text("/proc/" + std::to_string(pid) + "/maps", 8 << 20);
   for (const char* lib : {"libtorch", "libc10", "libcuda.so", "libamdhip64", "libnvidia-ml"}) {
     if (maps.find(lib) != std::string::npos) {
       note_once(run.watch_problems, std::string("the check's parent process mapped ") + lib +
@@ -84,7 +80,9 @@ void watch(int pid, CaseRun& run) {
   }
   auto parent = kd::process_stat(pid);
   if (!parent) return;
-  auto command_line = [](int p) { return read_text("/proc/" + std::to_string(p) + "/cmdline", 4096); };
+  auto command_line = [](int p) {
+    return kd::read_text("/proc/" + std::to_string(p) + "/cmdline", 4096);
+  };
   const std::string parent_command = command_line(pid);
   for (int child : kd::process_ids()) {
     auto st = kd::process_stat(child);

@@ -7,7 +7,8 @@
 
 #include "junit_report.hpp"
 #include "junit_text.hpp"
-#include "report_rules.hpp"
+#include "contract/report_rules.hpp"
+#include "util/files.hpp"
 
 namespace kd::junit {
 namespace {
@@ -102,7 +103,7 @@ std::map<std::string, CheckReport> read_check_reports(const std::filesystem::pat
                                                       const PathScrub& scrub, bool missing_ok) {
   std::map<std::string, CheckReport> out;
   for (const std::filesystem::path& file : json_files(dir, missing_ok)) {
-    const std::optional<std::string> text = read_text(file.string());
+    const std::optional<std::string> text = kd::read_file(file.string(), kd::kWholeFile);
     // Read as shown: what the page and the summary quote of it names no path of this machine.
     CheckReport r = parse_check_report(scrub_paths(text.value_or(""), scrub));
     r.read = text.has_value();

@@ -48,7 +48,7 @@ struct CheckReport {
 CheckReport parse_check_report(const std::string& text);
 
 // What does not hold of `report`, a JSON object, against the contract's rules, the ones every
-// case's report is held to (harness/rules/report_rules.hpp): empty for a whole, consistent
+// case's report is held to (contract/report_rules.hpp): empty for a whole, consistent
 // report. Asked by the fleet, which judges each report read alone.
 std::vector<std::string> contract_problems(const CheckReport& report);
 

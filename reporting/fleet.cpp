@@ -11,6 +11,7 @@
 #include "html_page.hpp"
 #include "junit_text.hpp"
 #include "summary.hpp"
+#include "util/files.hpp"
 
 namespace kd::junit {
 namespace {
@@ -297,7 +298,7 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
   Fleet fleet;
   std::map<std::string, CheckReport> reports;
   for (const std::filesystem::path& file : json_files(dir, /*missing_ok=*/false)) {
-    const std::optional<std::string> text = read_text(file.string());
+    const std::optional<std::string> text = kd::read_file(file.string(), kd::kWholeFile);
     CheckReport& r = reports[file.stem().string()];
     r = parse_check_report(text.value_or(""));
     r.read = text.has_value();

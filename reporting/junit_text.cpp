@@ -123,12 +123,8 @@ std::string markdown_cell(std::string_view text) {
   return out;
 }
 
-std::optional<std::string> read_text(const std::string& path) {
-  return kd::read_file(path, std::numeric_limits<std::size_t>::max());
-}
-
 std::string read_input(const std::string& path, const char* what) {
-  std::optional<std::string> content = read_text(path);
+  std::optional<std::string> content = kd::read_file(path, kd::kWholeFile);
   if (!content) throw InputError(std::string("cannot read ") + what + " " + path);
   return *content;
 }

@@ -43,9 +43,6 @@ std::string plural(std::size_t n, const char* one, const char* many);
 // Newlines, tabs and '|' made safe for one cell of a Markdown table.
 std::string markdown_cell(std::string_view text);
 
-// The whole file; nullopt when it cannot be read.
-std::optional<std::string> read_text(const std::string& path);
-
 // The whole file; an InputError naming `what` and the path when it cannot be read.
 std::string read_input(const std::string& path, const char* what);
 

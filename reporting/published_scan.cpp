@@ -12,6 +12,7 @@
 
 #include "util/files.hpp"
 #include "util/machine.hpp"
+#include "util/text.hpp"
 
 namespace kd::published {
 
@@ -61,7 +62,6 @@ struct Finding {
 char char_at(const std::string& t, size_t i) { return i < t.size() ? t[i] : '\0'; }
 bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool hex_run(const std::string& t, size_t pos, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     if (!is_hex(char_at(t, pos + i))) return false;

@@ -528,16 +528,31 @@ const char* damage_words(Damage damage) {
   return "";
 }
 
-// A damaged copy of the import's `prefix` library bound over the real file: whatever the
-// loader does with it (a SIGBUS, an undefined symbol), the check names the file.
-Case damaged_library_case(const std::string& id, const std::string& what,
-                          const std::string& prefix, Damage damage, std::vector<std::string> args,
+// A library of the import that a case damages: in words, the start of its file's name, the
+// check's arguments, and what the runner must offer for it beyond every damaged case's needs.
+struct ImportLibrary {
+  std::string what;
+  std::string prefix;
+  std::vector<std::string> args;
+  std::vector<Requirement> needs;
+};
+
+const ImportLibrary kLibc10{"libc10", "libc10.so", {}, {}};
+const ImportLibrary kLibtorchCpu{"libtorch's CPU library", "libtorch_cpu.so", {"--device", "cpu"},
+                                 {}};
+const ImportLibrary kCublas{"the wheel's CUDA library cuBLAS", "libcublas.so", {},
+                            {Requirement::CudaBackend}};
+
+// A damaged copy of the import's `library` bound over the real file: whatever the loader does
+// with it (a SIGBUS, an undefined symbol), the check names the file.
+Case damaged_library_case(const std::string& id, const ImportLibrary& library, Damage damage,
                           kdh::Where where = kdh::Where::here()) {
+  const std::string& prefix = library.prefix;
   const char* expected = damage == Damage::SymbolsOverwritten           ? "record_mismatch"
                          : damage == Damage::SymbolsOverwrittenUnlisted ? "symbol_table"
                                                                         : "truncated";
   Case c = Case(id, where);
-  c.guards(what + " " + damage_words(damage) + (in_place(damage) ? "," : "") +
+  c.guards(library.what + " " + damage_words(damage) + (in_place(damage) ? "," : "") +
            " is TORCH_IMPORT_FAILED (4) with CorruptLibrary naming the file and its sizes, not "
            "the worker's death or another cause")
       .needs(Requirement::ProbeModule)
@@ -546,7 +561,7 @@ Case damaged_library_case(const std::string& id, const std::string& what,
                "a copy of the import's " + prefix + " " + damage_words(damage) +
                    ", bound over every copy the loader could take, in a private mount namespace")
       .wrap(kdh::in_private_mounts(false), "")
-      .args(std::move(args))
+      .args(library.args)
       .outcome("TORCH_IMPORT_FAILED", "import")
       .expect_field("/error/type", "CorruptLibrary")
       .expect_field("/error/evidence/library/found", "damaged")
@@ -560,38 +575,30 @@ Case damaged_library_case(const std::string& id, const std::string& what,
       .also(damaged_sizes(!in_place(damage)))
       .with_privacy_canaries();
   if (damage == Damage::SymbolsOverwritten) c.needs(Requirement::WheelRecord);
+  for (Requirement need : library.needs) c.needs(need);
   return c;
 }
 
-// The three cuts of one library, one case each.
-std::vector<Case> cut_library_cases(const std::string& id, const std::string& what,
-                                    const std::string& prefix,
-                                    const std::vector<std::string>& args,
-                                    kdh::Where where = kdh::Where::here()) {
-  std::vector<Case> cases;
-  for (auto [suffix, damage] : {std::pair{"_cut_past_headers", Damage::CutPastHeaders},
-                                std::pair{"_cut_at_half", Damage::CutAtHalf},
-                                std::pair{"_cut_in_last_segment", Damage::CutInLastSegment}}) {
-    cases.push_back(damaged_library_case(id + suffix, what, prefix, damage, args, where));
-  }
-  return cases;
-}
-
+// One row a case: its id, the library it damages, the damage.
 std::vector<Case> damaged_library_cases() {
-  std::vector<Case> all = cut_library_cases("damaged_libc10", "libc10", "libc10.so", {});
-  for (Case& c : cut_library_cases("damaged_libtorch_cpu", "libtorch's CPU library",
-                                   "libtorch_cpu.so", {"--device", "cpu"})) {
-    all.push_back(std::move(c));
-  }
-  for (Case& c : cut_library_cases("damaged_cublas", "the wheel's CUDA library cuBLAS",
-                                   "libcublas.so", {})) {
-    all.push_back(std::move(c.needs(Requirement::CudaBackend)));
-  }
-  all.push_back(damaged_library_case("damaged_libc10_symbols_overwritten", "libc10",
-                                     "libc10.so", Damage::SymbolsOverwritten, {}));
-  all.push_back(damaged_library_case("damaged_libc10_symbols_overwritten_unlisted", "libc10",
-                                     "libc10.so", Damage::SymbolsOverwrittenUnlisted, {}));
-  all.push_back(
+  return {
+      damaged_library_case("damaged_libc10_cut_past_headers", kLibc10, Damage::CutPastHeaders),
+      damaged_library_case("damaged_libc10_cut_at_half", kLibc10, Damage::CutAtHalf),
+      damaged_library_case("damaged_libc10_cut_in_last_segment", kLibc10,
+                           Damage::CutInLastSegment),
+      damaged_library_case("damaged_libtorch_cpu_cut_past_headers", kLibtorchCpu,
+                           Damage::CutPastHeaders),
+      damaged_library_case("damaged_libtorch_cpu_cut_at_half", kLibtorchCpu, Damage::CutAtHalf),
+      damaged_library_case("damaged_libtorch_cpu_cut_in_last_segment", kLibtorchCpu,
+                           Damage::CutInLastSegment),
+      damaged_library_case("damaged_cublas_cut_past_headers", kCublas, Damage::CutPastHeaders),
+      damaged_library_case("damaged_cublas_cut_at_half", kCublas, Damage::CutAtHalf),
+      damaged_library_case("damaged_cublas_cut_in_last_segment", kCublas,
+                           Damage::CutInLastSegment),
+      damaged_library_case("damaged_libc10_symbols_overwritten", kLibc10,
+                           Damage::SymbolsOverwritten),
+      damaged_library_case("damaged_libc10_symbols_overwritten_unlisted", kLibc10,
+                           Damage::SymbolsOverwrittenUnlisted),
       Case("crash_while_loading_sound_files")
           .guards("a worker killed by a signal while loading, every file it needs sound, stays "
                   "WORKER_FAILED (11) with the generic WorkerFailed: no file is blamed")
@@ -601,8 +608,8 @@ std::vector<Case> damaged_library_cases() {
           .expect_field("/error/type", "WorkerFailed")
           .expect_field_contains("/error/message", "SIGSEGV")
           .expect_field_contains("/message", "examine the environment")
-          .expect_null("/error/evidence"));
-  return all;
+          .expect_null("/error/evidence"),
+  };
 }
 
 std::vector<Case> import_cause_cases() {

@@ -38,6 +38,10 @@ std::optional<std::string> read_file(const std::string& path, std::size_t limit)
   return data;
 }
 
+std::string read_text(const std::string& path, std::size_t limit) {
+  return read_file(path, limit).value_or(std::string());
+}
+
 std::vector<std::string> folder_entries(const std::string& dir) {
   std::vector<std::string> names;
   if (DIR* d = opendir(dir.c_str())) {
@@ -60,6 +64,17 @@ std::string dirname_of(std::string_view path) {
   size_t slash = path.rfind('/');
   if (slash == std::string_view::npos) return ".";
   return slash == 0 ? "/" : std::string(path.substr(0, slash));
+}
+
+std::string file_name(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+bool is_dist_info(std::string_view name) {
+  constexpr std::string_view kSuffix = ".dist-info";
+  return name.size() > kSuffix.size() &&
+         name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
 }
 
 std::optional<std::string> find_on_path(std::string_view program, std::string_view path_value) {

@@ -63,4 +63,13 @@ std::string prefix_lines(std::string_view text, std::string_view prefix) {
   return out;
 }
 
+std::string joined(const std::vector<std::string>& parts, std::string_view last_joint) {
+  std::string text;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) text += i + 1 == parts.size() ? last_joint : ", ";
+    text += parts[i];
+  }
+  return text;
+}
+
 }  // namespace kd

@@ -3,6 +3,7 @@
 //
 //   kd::trim("  535.104.05 \r")           -> "535.104.05"
 //   kd::tail_lines("1\n2\n3\n", 2)          -> "[... 1 earlier lines not shown ...]\n2\n3\n"
+//   kd::joined({"a", "b", "c"})             -> "a, b and c"
 #pragma once
 
 #include <cstddef>
@@ -29,5 +30,13 @@ std::string tail_lines(std::string_view text, std::size_t lines);
 
 // Each line of `text` with `prefix` in front, each ending in '\n'.
 std::string prefix_lines(std::string_view text, std::string_view prefix);
+
+// Whether `c` is one of the digits 0-9, whatever the locale and whether char is signed (a byte
+// of a UTF-8 sequence is none).
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// `parts` as a sentence lists them: "a", "a and b", "a, b and c", with `last_joint` before the
+// last part and ", " before the others; "" for none.
+std::string joined(const std::vector<std::string>& parts, std::string_view last_joint = " and ");
 
 }  // namespace kd

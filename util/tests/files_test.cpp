@@ -1,5 +1,5 @@
-// Covers util/files.hpp: whole writes, bounded reads, names that exist, folders, the PATH
-// lookup and names.
+// Covers util/files.hpp: whole writes, bounded reads, names that exist, folders, file names, a
+// wheel's metadata folder, the PATH lookup and names.
 #include "util/files.hpp"
 
 #include <errno.h>
@@ -65,6 +65,12 @@ TEST_F(Files, ReadFileOfNothingIsNullopt) {
   EXPECT_EQ(read_file(dir_ + "/missing"), std::nullopt);
 }
 
+TEST_F(Files, ReadTextIsTheBoundedTextOrNothing) {
+  EXPECT_EQ(read_text(write("f", "0123456789"), 4), "0123");
+  EXPECT_EQ(read_text(dir_ + "/f", kWholeFile), "0123456789");
+  EXPECT_EQ(read_text(dir_ + "/missing"), "");
+}
+
 TEST(WriteAll, ReportsTheErrnoOfAFailedWrite) {
   int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
@@ -100,6 +106,23 @@ TEST(DirnameOf, TheFolderPart) {
   EXPECT_EQ(dirname_of("/kernodeck-diagnostic"), "/");
   EXPECT_EQ(dirname_of("kernodeck-diagnostic"), ".");
   EXPECT_EQ(dirname_of("bin/"), "bin");
+}
+
+TEST(FileName, ThePartAfterTheLastSlash) {
+  EXPECT_EQ(file_name("/usr/lib/libc10.so"), "libc10.so");
+  EXPECT_EQ(file_name("libc10.so"), "libc10.so");
+  EXPECT_EQ(file_name("/libc10.so"), "libc10.so");
+  EXPECT_EQ(file_name("lib/"), "");
+  EXPECT_EQ(file_name(""), "");
+}
+
+TEST(IsDistInfo, AWheelsMetadataFolderAndNothingElse) {
+  EXPECT_TRUE(is_dist_info("torch-2.10.0.dist-info"));
+  EXPECT_TRUE(is_dist_info("x.dist-info"));
+  EXPECT_FALSE(is_dist_info(".dist-info")) << "the suffix alone names no distribution";
+  EXPECT_FALSE(is_dist_info("torch-2.10.0.dist-info/RECORD"));
+  EXPECT_FALSE(is_dist_info("torch-2.10.0.egg-info"));
+  EXPECT_FALSE(is_dist_info("torch"));
 }
 
 TEST(RandomName, HasTheLengthAndAlphabetAndVaries) {

@@ -1,4 +1,4 @@
-// Covers util/text.hpp: trimming, replacing, splitting and the tail of a text.
+// Covers util/text.hpp: trimming, replacing, splitting and the tail of a text, digits and lists.
 #include "util/text.hpp"
 
 #include <gtest/gtest.h>
@@ -53,6 +53,23 @@ TEST(TailLines, KeepsTheLastLinesAndSaysHowManyWereLeftOut) {
 TEST(PrefixLines, PutsThePrefixBeforeEachLine) {
   EXPECT_EQ(prefix_lines("a\nb", "  | "), "  | a\n  | b\n");
   EXPECT_EQ(prefix_lines("", "  | "), "");
+}
+
+TEST(IsDigit, TheTenDigitsOnly) {
+  for (char c = '0'; c <= '9'; ++c) EXPECT_TRUE(is_digit(c)) << c;
+  EXPECT_FALSE(is_digit('a'));
+  EXPECT_FALSE(is_digit(' '));
+  EXPECT_FALSE(is_digit('\0'));
+  EXPECT_FALSE(is_digit('\xd9')) << "a byte of a UTF-8 sequence (Arabic-Indic digits start so)";
+}
+
+TEST(Joined, ListsThePartsAsASentenceDoes) {
+  using Parts = std::vector<std::string>;
+  EXPECT_EQ(joined(Parts{}), "");
+  EXPECT_EQ(joined(Parts{"a"}), "a");
+  EXPECT_EQ(joined(Parts{"a", "b"}), "a and b");
+  EXPECT_EQ(joined(Parts{"a", "b", "c"}), "a, b and c");
+  EXPECT_EQ(joined(Parts{"a", "b", "c"}, " or "), "a, b or c");
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
-#include "report_rules.hpp"
+#include "contract/report_rules.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <set>
 
-#include "contract.hpp"
+#include "contract/table.hpp"
 
 namespace kdh {
 

@@ -1,4 +1,4 @@
-#include "contract.hpp"
+#include "contract/table.hpp"
 
 #include <algorithm>
 

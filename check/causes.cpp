@@ -698,10 +698,10 @@ constexpr CauseWords kWords[] = {
      "with KERNODECK_TORCH_DIR."},
     {CauseId::NoPythonForTorch,
      "no Python to find torch with",
-     "the stable probe's search: neither KERNODECK_TORCH_DIR nor KERNODECK_TORCH_PYTHON is set, "
-     "and there is no python3 beside the check or on PATH",
-     "libtorch cannot be found by this process: the check's stable probe finds libtorch through "
-     "the torch package of a Python environment, and {words}.",
+     "neither KERNODECK_TORCH_DIR nor KERNODECK_TORCH_PYTHON names a torch or an interpreter "
+     "this process can run, and there is no python3 beside the check or on PATH",
+     "libtorch cannot be found by this process: the check certifies the torch a Python "
+     "environment imports, and {words}.",
      "Run the check in your application's Python environment (its python3 on PATH, or "
      "KERNODECK_TORCH_PYTHON naming it), or name the torch folder with KERNODECK_TORCH_DIR."},
     {CauseId::StableAbiTooOld,

@@ -5,13 +5,16 @@
 # It also runs the installed check once with the default device, which on a
 # machine without a GPU must answer as its libtorch implies: GPU_BACKEND_ABSENT
 # for a CPU-only libtorch, GPU_UNAVAILABLE with the cuda backend for a CUDA one.
-# Then, with the compiled probe taken away, the installed stable probe against the
-# same libtorch (TORCH_VARIABLE, how it finds it: KERNODECK_TORCH_PYTHON=... or
-# KERNODECK_TORCH_DIR=...): on a torch from 2.10 it passes on the CPU with the
-# autograd gradient; on an older one (Debian's 1.13) it refuses with StableAbiTooOld.
-#   install_test.sh CMAKE BUILD_DIR CONFORMANCE_COMPUTE_SUITE BACKEND TORCH_VARIABLE
+# Then, with the compiled probe taken away, the check against the same torch, found each way a
+# TORCH_VARIABLE names: KERNODECK_TORCH_PYTHON=... is the python probe (the interpreter's own
+# import), which passes on the CPU with the autograd gradient on every release;
+# KERNODECK_TORCH_DIR=... is the stable probe, which passes on a torch from 2.10 with the
+# autograd gradient and refuses an older one (Debian's 1.13) with StableAbiTooOld.
+#   install_test.sh CMAKE BUILD_DIR CONFORMANCE_COMPUTE_SUITE BACKEND TORCH_VARIABLE...
 set -euo pipefail
-cmake=$1 build=$2 suite=$3 backend=$4 torch_variable=$5
+cmake=$1 build=$2 suite=$3 backend=$4
+shift 4
+torch_variables=("$@")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -38,34 +41,37 @@ for k in sys.argv[1].strip("/").split("/"): v = v[k]
 print("null" if v is None else str(v).lower() if isinstance(v, bool) else v)' "$1"
 }
 
-# The stable probe alone, as the kit and the wheel install it.
-stable_probe() {
-  rm "$tmp/moved/lib/kernodeck-diagnostic/libkernodeck_probe_torch.so"
-  local report status=0 probe version
+# Without the compiled probe, as the kit and the wheel install the check: the probe a torch
+# variable calls for, against the same torch.
+without_compiled_probe() {
+  local torch_variable=$1 report status=0 probe version want got
   report=$(env "$torch_variable" "$check" --device cpu 2>/dev/null) || status=$?
   probe=$(field /tool/probe <<<"$report")
   version=$(field /pytorch/version <<<"$report")
-  if [[ $probe != stable_abi ]]; then
-    echo "FAIL: without the compiled probe the check loaded '$probe', not the stable probe" >&2
+  local expected_probe=stable_abi
+  [[ $torch_variable == KERNODECK_TORCH_PYTHON=* ]] && expected_probe=python
+  if [[ $probe != "$expected_probe" ]]; then
+    echo "FAIL: without the compiled probe, ${torch_variable%%=*} served the check with" \
+         "'$probe', not the $expected_probe probe" >&2
     exit 1
   fi
   local major=0 minor=0
   if [[ $version =~ ^([0-9]+)\.([0-9]+) ]]; then major=${BASH_REMATCH[1]} minor=${BASH_REMATCH[2]}; fi
-  if ((major > 2 || (major == 2 && minor >= 10))); then
-    local want="0 CPU_CHECK_PASSED autograd true 196.0"
-    local got="$status $(field /code <<<"$report") $(field /execution/gradient_source <<<"$report")"
+  if [[ $probe == python ]] || ((major > 2 || (major == 2 && minor >= 10))); then
+    want="0 CPU_CHECK_PASSED autograd true 196.0"
+    got="$status $(field /code <<<"$report") $(field /execution/gradient_source <<<"$report")"
     got+=" $(field /execution/gradient_verified <<<"$report") $(field /execution/loss <<<"$report")"
   else
-    local want="4 TORCH_IMPORT_FAILED StableAbiTooOld"
-    local got="$status $(field /code <<<"$report") $(field /error/type <<<"$report")"
+    want="4 TORCH_IMPORT_FAILED StableAbiTooOld"
+    got="$status $(field /code <<<"$report") $(field /error/type <<<"$report")"
   fi
   if [[ $got != "$want" ]]; then
-    echo "FAIL: the stable probe on libtorch $version (${torch_variable%%=*}) answered '$got'," \
+    echo "FAIL: the $probe probe on libtorch $version (${torch_variable%%=*}) answered '$got'," \
          "expected '$want':" >&2
     echo "$report" >&2
     exit 1
   fi
-  echo "stable probe, --device cpu, libtorch $version: $got"
+  echo "$probe probe (${torch_variable%%=*}), --device cpu, libtorch $version: $got"
 }
 
 cases='compute.run/cpu_pass_real_libtorch:compute.run/wrong_product:compute.run/worker_crash'
@@ -78,6 +84,8 @@ grep -q '^\[  PASSED  \] 3 tests' <<<"$out" || { echo "FAIL: expected 3 cases to
 # The default device, as a user would first run it.
 if compgen -G '/dev/nvidia[0-9]*' >/dev/null || [[ -e /dev/kfd ]]; then
   echo "default device: not asserted, this machine has a GPU"
+  rm "$tmp/moved/lib/kernodeck-diagnostic/libkernodeck_probe_torch.so"
+  for torch_variable in "${torch_variables[@]}"; do without_compiled_probe "$torch_variable"; done
   exit 0
 fi
 case $backend in
@@ -96,4 +104,5 @@ if [[ $status != "$want_exit" || $code != "$want_code" || $declared != "$backend
   exit 1
 fi
 echo "default device: exit $status, $code, backend $declared"
-stable_probe
+rm "$tmp/moved/lib/kernodeck-diagnostic/libkernodeck_probe_torch.so"
+for torch_variable in "${torch_variables[@]}"; do without_compiled_probe "$torch_variable"; done

@@ -460,8 +460,9 @@ ProbeChoice default_probe(const std::string& self_exe) {
     const char* value = std::getenv(variable);
     return value != nullptr && *value != '\0';
   };
-  // An interpreter named outright: its own import of torch, whatever else is installed.
-  if (named(kTorchPythonVariable)) return {"", kProbeKindPython};
+  // An interpreter named outright (and no torch folder, which comes first as in the search of
+  // torch_location.hpp): its own import of torch, whatever else is installed.
+  if (named(kTorchPythonVariable) && !named(kTorchDirVariable)) return {"", kProbeKindPython};
   const std::string dir = dirname_of(self_exe) + "/";
   ProbeChoice compiled{dir + KERNODECK_PROBE_RELATIVE_PATH, KD_PROBE_KIND_LIBTORCH};
   if (access(compiled.path.c_str(), F_OK) == 0) return compiled;

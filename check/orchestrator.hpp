@@ -37,7 +37,8 @@ CheckRun internal_error_run(const Options& options, const std::string& what,
                             const ReportWriter& write_stdout);
 
 // The probe that serves this run: the python probe, the interpreter of the environment
-// importing its own torch, where KERNODECK_TORCH_PYTHON names that interpreter; else the
+// importing its own torch, where KERNODECK_TORCH_PYTHON names that interpreter (and
+// KERNODECK_TORCH_DIR no torch folder); else the
 // compiled probe where it is installed beside the binary; else the stable probe for a torch
 // folder KERNODECK_TORCH_DIR names; else the python probe with the python3 beside the check or
 // on PATH (path empty: the interpreter is looked for when the run starts, torch_location.hpp). `kind` is the report's tool.probe

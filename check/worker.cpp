@@ -671,6 +671,17 @@ bool python_import_stage(const PythonAnswers& answers, const WorkerRequest& requ
   return false;
 }
 
+// The driver library behind libcuda.so.1 is one the interpreter loaded, not this process: its
+// file name, as its runtime_status answer gives it, is the evidence's.
+void answered_driver_library(const PythonAnswers& answers, WorkerFindings& findings) {
+  const nlohmann::json* a = answers.find("runtime_status");
+  if (a == nullptr || !findings.error || !findings.error->evidence) return;
+  const nlohmann::json status = a->value("status", nlohmann::json::object());
+  const std::string file = status.is_object() ? status.value("driver_library", std::string()) : "";
+  Evidence& e = *findings.error->evidence;
+  e.driver_library = Sanitizer::token(file).empty() ? std::nullopt : std::optional<std::string>(file);
+}
+
 // What the interpreter timed, in place of the times of walking over its answers.
 void answered_timings(const PythonAnswers& answers, WorkerFindings& findings) {
   ojson& timings = findings.execution["timings_ms"];
@@ -690,6 +701,7 @@ void run_python_answers(const PythonAnswers& answers, const WorkerRequest& reque
   run_stages(kAnsweredProbe, request, sink);
   g_answers = nullptr;
   answered_timings(answers, findings);
+  answered_driver_library(answers, findings);
 }
 
 void worker_main(const std::vector<std::string>& args) {

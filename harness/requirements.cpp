@@ -353,7 +353,7 @@ std::string torch_wheel_site_packages(const Runner& r) {
     const std::string folder = libc10.empty() ? "" : site_packages_of(libc10, 5);
     if (folder.empty() || !kd::path_exists(folder + "/torch/__init__.py")) return std::string();
     for (const auto& name : kd::folder_entries(folder)) {
-      if (name.rfind("torch-", 0) == 0 && is_dist_info(name)) return folder;
+      if (name.rfind("torch-", 0) == 0 && kd::is_dist_info(name)) return folder;
     }
     return std::string();
   }();

@@ -84,7 +84,9 @@ std::optional<int> allocated_gpu() {
 void find_probe(Runner& r) {
   const std::string dir = kd::dirname_of(r.check) + "/";
   const char* python = std::getenv(kd::kTorchPythonVariable);
-  if (python != nullptr && *python != '\0') {
+  const char* folder = std::getenv(kd::kTorchDirVariable);
+  const bool folder_named = folder != nullptr && *folder != '\0';
+  if (python != nullptr && *python != '\0' && !folder_named) {
     // The interpreter named outright serves the check, whatever probe is beside it.
     r.probe_kind = "python";
     kd::TorchLocation where = kd::locate_torch(kd::dirname_of(r.check), kd::deadline_in(60));
@@ -100,8 +102,7 @@ void find_probe(Runner& r) {
     r.import_root = r.probe_module;
   } else if (std::string stable = dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH; kd::path_exists(stable)) {
     r.probe_module = absolute(stable);
-    const char* folder = std::getenv(kd::kTorchDirVariable);
-    r.probe_kind = folder != nullptr && *folder != '\0' ? "stable_abi" : "python";
+    r.probe_kind = folder_named ? "stable_abi" : "python";
     kd::TorchLocation where = kd::locate_torch(kd::dirname_of(r.check), kd::deadline_in(60));
     if (where.found == kd::TorchLocation::Found::Torch) {
       r.import_root = absolute(kd::torch_library(where.dir));

@@ -298,10 +298,14 @@ def words_number(text_of, failure):
 
 
 def runtime_status(failure):
-    """The GPU runtime's answer after a GPU call failed (probe_abi.h, runtime_status)."""
+    """The GPU runtime's answer after a GPU call failed (probe_abi.h, runtime_status), and the
+    file name behind the driver library this process loaded (evidence.hpp, driver_library)."""
     import ctypes
     status = {"api": 0, "error_number": 0, "driver_version": -1, "runtime_version": -1,
-              "error_name": "", "error_text": ""}
+              "error_name": "", "error_text": "", "driver_library": ""}
+    for path in loaded_objects("libcuda.so"):
+        status["driver_library"] = os.path.basename(os.path.realpath(path))[:63]
+        break
     for api_number, (api, library, prefix) in enumerate(RUNTIMES, start=1):
         lib = loaded_library(library)
         if lib is None or not hasattr(lib, prefix + "GetDeviceCount"):

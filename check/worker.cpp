@@ -632,9 +632,10 @@ bool python_import_stage(const PythonAnswers& answers, const WorkerRequest& requ
                                               : std::string("it gave no answer to the import"))});
     return false;
   }
-  if (auto ms = ms_of(imported)) s.facts("execution", {{"timings_ms", {{"load", *ms}}}});
   const nlohmann::json none = nlohmann::json::object();
   if (imported->value("ok", false) == true) {
+    // Loading torch took this long: an import that failed loaded nothing to time.
+    if (auto ms = ms_of(imported)) s.facts("execution", {{"timings_ms", {{"load", *ms}}}});
     if (auto w = imported->find("warnings"); w != imported->end() && w->is_array()) {
       for (const auto& line : *w) {
         if (line.is_string()) findings.import_warnings.push_back(line.get<std::string>());

@@ -54,6 +54,29 @@ kd_torch_site() {
 print(os.path.dirname(list(s.submodule_search_locations)[0]) if s else "")'
 }
 
+# kd_torch_wheel_entries PYTHON SITE: the entries of SITE (a site-packages folder) that the torch
+# wheel and the distributions it requires installed, one a line ("torch", "typing_extensions.py",
+# "sympy-1.14.0.dist-info"): what an image or an environment that installed torch with pip holds
+# of it. Read from the distributions' metadata (Requires-Dist, RECORD) by PYTHON.
+kd_torch_wheel_entries() {
+  "$1" - "$2" <<'PY'
+import importlib.metadata as m, re, sys
+def norm(name): return re.sub(r"[-_.]+", "-", name).lower()
+dists = {norm(d.metadata["Name"]): d for d in m.distributions(path=[sys.argv[1]])}
+todo, seen = ["torch"], set()
+while todo:
+    name = norm(todo.pop())
+    if name in seen or name not in dists:
+        continue
+    seen.add(name)
+    for requirement in dists[name].requires or []:
+        if "extra ==" not in requirement:
+            todo.append(re.split(r"[ ;<>=!~\[(]", requirement, maxsplit=1)[0])
+entries = {f.parts[0] for name in seen for f in dists[name].files or []}
+print("\n".join(sorted(e for e in entries if e not in ("..", "__pycache__"))))
+PY
+}
+
 # kd_torch_cuda SITE: the CUDA version of the torch package in SITE, as its torch/version.py states
 # it ("" for a build without CUDA).
 kd_torch_cuda() {

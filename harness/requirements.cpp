@@ -96,10 +96,12 @@ std::optional<Unmet> probe_compiled_probe(const Runner& r) {
 }
 
 std::optional<Unmet> probe_stable_probe(const Runner& r) {
-  if (r.probe_kind == "stable_abi" || r.probe_kind == "python") return met();
+  if (!r.compiled_probe_installed && (r.probe_kind == "stable_abi" || r.probe_kind == "python")) {
+    return met();
+  }
   return skip("needs the stable probe, which the check loads for a torch folder "
               "KERNODECK_TORCH_DIR names where no compiled probe is installed beside it "
-              "(ci/gpu-proof's kit, the wheel); this check loads its compiled probe");
+              "(ci/gpu-proof's kit, the wheel); this check has its compiled probe beside it");
 }
 
 std::optional<Unmet> probe_python_probe(const Runner& r) {

@@ -83,6 +83,7 @@ std::optional<int> allocated_gpu() {
 // in the variables the suite passes it.
 void find_probe(Runner& r) {
   const std::string dir = kd::dirname_of(r.check) + "/";
+  r.compiled_probe_installed = kd::path_exists(dir + KERNODECK_PROBE_RELATIVE_PATH);
   const char* python = std::getenv(kd::kTorchPythonVariable);
   const char* folder = std::getenv(kd::kTorchDirVariable);
   const bool folder_named = folder != nullptr && *folder != '\0';

@@ -23,6 +23,7 @@ struct Runner {
   // one, for a torch folder KERNODECK_TORCH_DIR names) or "python" (without it, the
   // interpreter's own import); "" with no probe module.
   std::string probe_kind;
+  bool compiled_probe_installed = false;  // the compiled probe beside the check
   // The object whose loading loads libtorch, what `ldd` is asked about: the compiled probe
   // module itself, or the libtorch.so of the torch the stable probe finds (torch_location.hpp,
   // in the environment the suite gives the check).

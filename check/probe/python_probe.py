@@ -261,15 +261,26 @@ RUNTIMES = (
 
 
 def loaded_objects(prefix):
+    """The paths of the objects loaded in this process whose file name starts with `prefix`, as
+    the loader lists them (dl_iterate_phdr, as the compiled probes ask it): no /proc needed."""
+    import ctypes
+
+    class Info(ctypes.Structure):
+        _fields_ = [("addr", ctypes.c_void_p), ("name", ctypes.c_char_p)]
+
     paths = []
+
+    def each(info, size, data):
+        name = (info.contents.name or b"").decode("utf-8", "replace")
+        if name.startswith("/") and os.path.basename(name).startswith(prefix) and name not in paths:
+            paths.append(name)
+        return 0
+
+    callback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Info), ctypes.c_size_t,
+                                ctypes.c_void_p)(each)
     try:
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                path = line.rstrip("\n").split(None, 5)[-1] if line.count(" ") >= 5 else ""
-                if path.startswith("/") and os.path.basename(path).startswith(prefix):
-                    if path not in paths:
-                        paths.append(path)
-    except OSError:
+        ctypes.CDLL(None).dl_iterate_phdr(callback, None)
+    except (OSError, AttributeError):
         pass
     return paths
 

@@ -4,7 +4,8 @@
   bench_stats.py BENCH_JSON GOAL GPU_NAME ROLE=EXIT...
 
 One ROLE=EXIT per timed command, in hyperfine's order: the command's role (floor_cpu, floor_exit,
-check_cpu, floor_gpu, check_gpu, python; the first three always) and the exit code each of its
+check_cpu, floor_gpu, check_gpu, python, check_python, python_script; the first three always)
+and the exit code each of its
 runs must end with. GPU_NAME is the GPU library's name (libtorch_cuda), "" for a CPU-only
 libtorch. Prints the figures and the ratios; exits 0 when check/floor, as printed, is within
 GOAL, 1 over it, 2 when a run did not end as expected (the figures are discarded), 3 when the
@@ -14,7 +15,8 @@ import json
 import math
 import sys
 
-ROLES = ("floor_cpu", "floor_exit", "check_cpu", "floor_gpu", "check_gpu", "python")
+ROLES = ("floor_cpu", "floor_exit", "check_cpu", "floor_gpu", "check_gpu", "python",
+         "check_python", "python_script")
 WITHIN, OVER, MISBEHAVED, UNREADABLE = 0, 1, 2, 3
 
 
@@ -84,6 +86,10 @@ def figures(results, roles, goal, gpu):
         figure("check (GPU_UNAVAILABLE)", "check_gpu", "floor_gpu")
     if "python" in stats:
         figure("python (import torch)", "python")
+    if "check_python" in stats:
+        figure("check --device cpu (python probe)", "check_python")
+    if "python_script" in stats:
+        figure("python (import, product, backward)", "python_script")
     lines.append("libtorch exit handlers, not paid by the check: "
                  f"{(mean['floor_exit'] - mean['floor_cpu']) * 1000:+.1f} ms "
                  f"(floor with exit: {mean['floor_exit'] * 1000:.1f} ms)")
@@ -94,6 +100,9 @@ def figures(results, roles, goal, gpu):
         show(f"check (GPU_UNAVAILABLE) / {gpu} floor", "check_gpu", "floor_gpu")
         if "python" in stats:
             show("check (GPU_UNAVAILABLE) / python", "check_gpu", "python")
+    if "check_python" in stats and "python_script" in stats:
+        show("check --device cpu (python probe) / the same in a python script", "check_python",
+             "python_script", " (aim: no slower)")
     if noisy:
         lines.append(f"warning: noisy run (σ above 5% of the mean: {', '.join(noisy)}): rerun on a"
                      " quiet machine before trusting the ratios")

@@ -13,6 +13,9 @@ the GPU machine has no package registry).
   gpu_proof_report.py relocate TREE OLD=NEW...
       rewrites every CTest file (*.cmake) under TREE with each OLD folder replaced by its NEW,
       as a new file where it was a link (the kit it links into is never changed).
+  gpu_proof_report.py hand-verdict OUT RUN POINTER=VALUE...
+      the hand run RUN's report (OUT/hand/RUN.json) holds each field as given ("null",
+      "true", a number or a string); exit 1 naming each that does not.
   gpu_proof_report.py dry-run-verdict OUT RUN_STATUS LIMIT REQUIREMENTS [CUDA]
       the dry run's verdict: every failed case is a GPU case failing because this runner
       has no GPU (or no CUDA/HIP libtorch, or no nvidia-smi: the reasons of the requirements
@@ -298,6 +301,28 @@ def failed_verdict(out, code, error_type, words):
           f"name {code} ({error_type}): '{words}'")
 
 
+def hand_verdict(out, run, expectations):
+    """The hand run RUN's report holds each POINTER=VALUE of `expectations` (a JSON pointer,
+    its value as text: "null", "true", a number or a string); exit 1 naming each that does
+    not."""
+    try:
+        report = json.loads((pathlib.Path(out) / "hand" / f"{run}.json").read_text())
+    except (OSError, ValueError) as e:
+        sys.exit(f"kit run: FAILED: hand run {run} left no report: {e}")
+    problems = []
+    for expectation in expectations:
+        pointer, _, want = expectation.partition("=")
+        value = report
+        for key in pointer.strip("/").split("/"):
+            value = value.get(key) if isinstance(value, dict) else None
+        seen = "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        if seen != want:
+            problems.append(f"hand run {run}: {pointer} is {seen!r}, expected {want!r}")
+    if problems:
+        sys.exit("kit run: FAILED:\n  " + "\n  ".join(problems))
+    print(f"kit run: hand run {run} holds {', '.join(expectations)}")
+
+
 def main(argv):
     if len(argv) >= 7 and argv[1] == "summary":
         summary(*argv[2:7])
@@ -309,6 +334,8 @@ def main(argv):
         dry_run_verdict(*argv[2:])
     elif len(argv) == 6 and argv[1] == "failed-verdict":
         failed_verdict(*argv[2:])
+    elif len(argv) >= 5 and argv[1] == "hand-verdict":
+        hand_verdict(argv[2], argv[3], argv[4:])
     else:
         sys.exit(__doc__)
 

@@ -376,19 +376,21 @@ def error_of(error):
 
 def withdraw_gpu_device_types():
     """CPU mode: the autograd engine counts the devices of every registered device type when
-    it first runs a backward pass, and counting CUDA or HIP devices starts the driver. The GPU
-    types are withdrawn from c10's registry (an exported array, unchanged since torch 1.x), as
-    the compiled probe does. False where the registry cannot be found: the CPU gradient is then
-    not taken, rather than letting a GPU driver start."""
+    it first runs a backward pass, starts a thread for each, and counting CUDA, HIP or Vulkan
+    devices starts their driver. Every device type but the CPU is withdrawn from c10's registry
+    (an exported array, unchanged since torch 1.x; the types up to IPU, 18, which every release
+    has): the compiled probe withdraws CUDA and HIP, and Debian's torch also registers Vulkan,
+    Meta and Lazy, whose threads a process limit of two refuses. False where the registry cannot
+    be found: the CPU gradient is then not taken, rather than letting a driver start."""
     import ctypes
     symbol = "_ZN3c104impl26device_guard_impl_registryE"
     for path in loaded_objects("libc10.so"):
         try:
             lib = ctypes.CDLL(path, mode=os.RTLD_NOW | getattr(os, "RTLD_NOLOAD", 4))
-            registry = (ctypes.c_void_p * 8).in_dll(lib, symbol)
+            registry = (ctypes.c_void_p * 19).in_dll(lib, symbol)
         except (OSError, ValueError):
             continue
-        for device_type in (1, 6):  # c10::DeviceType::CUDA, HIP
+        for device_type in range(1, 19):  # c10::DeviceType::CUDA (1) to IPU (18)
             registry[device_type] = None
         return True
     return False

@@ -158,6 +158,17 @@ void ask_runtime(const RuntimeEntries& r, void* lib, const std::string& failure,
 
 }  // namespace
 
+void set_error(kd_error* err, const char* type, const std::string& message) {
+  if (err == nullptr) return;
+  copy_text(err->type, sizeof err->type, type);
+  copy_text(err->message, sizeof err->message, message);
+}
+
+void withdraw_device_types(void* registry) {
+  auto* guards = static_cast<const void**>(registry);
+  for (int type = 1; type <= 18; ++type) __atomic_store_n(&guards[type], nullptr, __ATOMIC_SEQ_CST);
+}
+
 void copy_text(char* dst, size_t capacity, const std::string& src) {
   size_t n = std::min(capacity - 1, src.size());
   std::memcpy(dst, src.data(), n);

@@ -30,6 +30,7 @@
 namespace {
 
 using kd::probe::copy_text;
+using kd::probe::set_error;
 using StableIValue = uint64_t;
 using Handle = void*;   // AtenTensorHandle: an owning reference to a tensor
 using Error = int32_t;  // AOTITorchError: 0 is success
@@ -109,12 +110,6 @@ std::vector<Symbol> symbols(Api& a) {
       {"aoti_torch_get_current_cuda_stream", slot(a.current_cuda_stream), false},
       {"torch_cuda_stream_synchronize", slot(a.cuda_stream_synchronize), false},
   };
-}
-
-void set_error(kd_error* err, const char* type, const std::string& message) {
-  if (err == nullptr) return;
-  copy_text(err->type, sizeof err->type, type);
-  copy_text(err->message, sizeof err->message, message);
 }
 
 bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
@@ -305,20 +300,16 @@ void check(Error e, const StderrTap& tap, const char* call) {
 template <typename Body>
 kd_status guarded(kd_error* err, Body&& body) {
   StderrTap tap;
-  try {
-    body(tap);
-    return KD_OK;
-  } catch (const Failed& f) {
-    bool oom = out_of_memory(f.words);
-    set_error(err, oom ? KD_ERROR_OUT_OF_MEMORY : KD_ERROR_C10, f.words);
-    return oom ? KD_OUT_OF_MEMORY : KD_RUNTIME_ERROR;
-  } catch (const std::exception& e) {
-    set_error(err, KD_ERROR_EXCEPTION, e.what());
-    return KD_RUNTIME_ERROR;
-  } catch (...) {
-    set_error(err, KD_ERROR_UNKNOWN, "an exception of unknown type");
-    return KD_RUNTIME_ERROR;
-  }
+  return kd::probe::guarded_call(err, [&]() -> kd_status {
+    try {
+      body(tap);
+      return KD_OK;
+    } catch (const Failed& f) {
+      bool oom = out_of_memory(f.words);
+      set_error(err, oom ? KD_ERROR_OUT_OF_MEMORY : KD_ERROR_C10, f.words);
+      return oom ? KD_OUT_OF_MEMORY : KD_RUNTIME_ERROR;
+    }
+  });
 }
 
 // ---- tensors ----
@@ -457,20 +448,15 @@ kd_status gpu_info(kd_gpu_info* out, kd_error* err) {
 
 // ---- the device ----
 
-// In CPU mode nothing may ask the GPU driver anything. libtorch's autograd
-// engine counts the devices of every registered device type before its first
-// backward pass, and counting CUDA or HIP devices initialises the driver; so the
-// GPU device types are withdrawn from c10's registry the engine reads (an array
-// of pointers indexed by device type, unchanged since torch 1.x). Where the
-// registry cannot be found, CPU mode does without the autograd engine.
+// In CPU mode nothing may ask a GPU driver anything: the device types but the CPU are withdrawn
+// from c10's registry the autograd engine reads (kd::probe::withdraw_device_types), found here
+// with dlsym. Where the registry cannot be found, CPU mode does without the autograd engine.
 bool g_gpu_types_withdrawn = false;
 
 void withdraw_gpu_device_types() {
-  auto* registry = reinterpret_cast<const void**>(
-      dlsym(g.libtorch, "_ZN3c104impl26device_guard_impl_registryE"));
+  void* registry = dlsym(g.libtorch, "_ZN3c104impl26device_guard_impl_registryE");
   if (registry == nullptr) return;
-  constexpr int kCuda = 1, kHip = 6;  // c10::DeviceType
-  for (int type : {kCuda, kHip}) __atomic_store_n(&registry[type], nullptr, __ATOMIC_SEQ_CST);
+  kd::probe::withdraw_device_types(registry);
   g_gpu_types_withdrawn = true;
 }
 

@@ -39,35 +39,24 @@
 namespace {
 
 using kd::probe::copy_text;
+using kd::probe::set_error;
 
-void set_error(kd_error* err, const char* type, const std::string& message) {
-  if (err == nullptr) return;
-  copy_text(err->type, sizeof err->type, type);
-  copy_text(err->message, sizeof err->message, message);
-}
-
-// Runs `body`, turning every exception into a status: nothing crosses the C ABI.
+// Runs `body`, turning libtorch's exceptions into a status, and every other one as
+// kd::probe::guarded_call does: nothing crosses the C ABI.
 template <typename Body>
 kd_status guarded(kd_error* err, Body&& body) {
-  try {
-    body();
-    return KD_OK;
-  } catch (const c10::OutOfMemoryError& e) {
-    set_error(err, KD_ERROR_OUT_OF_MEMORY, e.what_without_backtrace());
-    return KD_OUT_OF_MEMORY;
-  } catch (const c10::Error& e) {
-    set_error(err, KD_ERROR_C10, e.what_without_backtrace());
-    return KD_RUNTIME_ERROR;
-  } catch (const std::bad_alloc& e) {
-    set_error(err, KD_ERROR_BAD_ALLOC, e.what());
-    return KD_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    set_error(err, KD_ERROR_EXCEPTION, e.what());
-    return KD_RUNTIME_ERROR;
-  } catch (...) {
-    set_error(err, KD_ERROR_UNKNOWN, "an exception of unknown type");
-    return KD_RUNTIME_ERROR;
-  }
+  return kd::probe::guarded_call(err, [&]() -> kd_status {
+    try {
+      body();
+      return KD_OK;
+    } catch (const c10::OutOfMemoryError& e) {
+      set_error(err, KD_ERROR_OUT_OF_MEMORY, e.what_without_backtrace());
+      return KD_OUT_OF_MEMORY;
+    } catch (const c10::Error& e) {
+      set_error(err, KD_ERROR_C10, e.what_without_backtrace());
+      return KD_RUNTIME_ERROR;
+    }
+  });
 }
 
 using BuildOptions = std::map<std::string, std::string>;
@@ -182,15 +171,11 @@ torch::Device target_device(int kind, long long index) {
   return torch::Device(torch::kCPU);
 }
 
-// In CPU mode nothing may ask the GPU driver anything. libtorch's autograd
-// engine counts the devices of every registered device type before its first
-// backward pass, and counting CUDA or HIP devices loads and initialises the
-// driver. The process computes on the CPU only and ends after this check, so
-// the GPU device types are withdrawn from the registry the engine reads.
+// In CPU mode nothing may ask a GPU driver anything: the process computes on the CPU only and
+// ends after this check, so every device type but the CPU is withdrawn from the registry the
+// autograd engine reads (kd::probe::withdraw_device_types).
 void withdraw_gpu_device_types() {
-  for (c10::DeviceType type : {c10::DeviceType::CUDA, c10::DeviceType::HIP}) {
-    c10::impl::device_guard_impl_registry[static_cast<size_t>(type)].store(nullptr);
-  }
+  kd::probe::withdraw_device_types(&c10::impl::device_guard_impl_registry);
 }
 
 kd_status init_device(int kind, long long index, kd_error* err) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kd/supervisor.hpp"
 #include "util/files.hpp"
 
 namespace kdh {
@@ -38,6 +39,18 @@ std::string write_text_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
   return out.flush() ? "" : "cannot write " + path;
+}
+
+std::string make_virtual_environment(const std::string& folder) {
+  const char* path = std::getenv("PATH");
+  auto python = kd::find_on_path("python3", path != nullptr ? path : "");
+  if (!python) return "no python3 on PATH to make a virtual environment with";
+  kd::SpawnSpec venv;
+  venv.argv = {*python, "-m", "venv", "--without-pip", folder};
+  venv.merge_err_into_out = true;
+  kd::RunResult made = kd::run_supervised(venv, kd::deadline_in(60), {});
+  if (made.status.exited() && made.status.code == 0) return "";
+  return "python3 -m venv failed (" + made.status.describe() + "): " + made.out.data;
 }
 
 std::vector<std::string> as_user(uid_t uid) {

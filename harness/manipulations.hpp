@@ -29,6 +29,10 @@ using Preparation = std::function<std::string(const std::string& tmp)>;
 // Writes a file (a script, a cgroup setting); "" or why it failed.
 std::string write_text_file(const std::string& path, const std::string& text);
 
+// A virtual environment at `folder`, made by the python3 on PATH (python3 -m venv
+// --without-pip): an environment of its own, with nothing installed; "" or why not.
+std::string make_virtual_environment(const std::string& folder);
+
 // ---- another user ---------------------------------------------------------------------------
 
 // The argv prefix that runs what follows as `uid` (and its group), without supplementary groups.

@@ -214,15 +214,7 @@ std::vector<std::string> library_copies(const std::string& tmp, const std::strin
 // A virtual environment of its own at {tmp}/venv, made by the python3 on PATH: an
 // environment beside the application's, without its torch.
 std::string venv_without_torch(const std::string& tmp) {
-  const char* path = std::getenv("PATH");
-  auto python = kd::find_on_path("python3", path != nullptr ? path : "");
-  if (!python) return "no python3 on PATH to make a virtual environment with";
-  kd::SpawnSpec venv;
-  venv.argv = {*python, "-m", "venv", "--without-pip", tmp + "/venv"};
-  venv.merge_err_into_out = true;
-  kd::RunResult made = kd::run_supervised(venv, kd::deadline_in(60), {});
-  if (made.status.exited() && made.status.code == 0) return "";
-  return "python3 -m venv failed (" + made.status.describe() + "): " + made.out.data;
+  return kdh::make_virtual_environment(tmp + "/venv");
 }
 
 // Changes the bytes of a library; "" or why it could not.

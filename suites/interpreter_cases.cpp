@@ -7,14 +7,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "kd/supervisor.hpp"
 #include "layer_test.hpp"
+#include "manipulations.hpp"
 #include "requirements.hpp"
 #include "runner.hpp"
 #include "util/files.hpp"
@@ -27,12 +26,6 @@ using kdh::Requirement;
 // What a case changes in its environment, once every entry of the wheel's site-packages is
 // linked into it: `site` is the environment's site-packages, `wheel` the wheel's. "" or why not.
 using EnvChange = std::function<std::string(const std::string& site, const std::string& wheel)>;
-
-bool write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out.flush());
-}
 
 bool link_entry(const std::string& from, const std::string& to) {
   return symlink(from.c_str(), to.c_str()) == 0;
@@ -53,16 +46,7 @@ std::function<std::string(const std::string&)> python_env(std::set<std::string> 
   return [left_out, change](const std::string& tmp) -> std::string {
     const std::string wheel = kdh::torch_wheel_site_packages(kdh::runner());
     if (wheel.empty()) return "no torch wheel's site-packages to make an environment from";
-    const char* path = std::getenv("PATH");
-    auto python = kd::find_on_path("python3", path != nullptr ? path : "");
-    if (!python) return "no python3 on PATH to make a virtual environment with";
-    kd::SpawnSpec venv;
-    venv.argv = {*python, "-m", "venv", "--without-pip", tmp + "/venv"};
-    venv.merge_err_into_out = true;
-    kd::RunResult made = kd::run_supervised(venv, kd::deadline_in(60), {});
-    if (!made.status.exited() || made.status.code != 0) {
-      return "python3 -m venv failed (" + made.status.describe() + "): " + made.out.data;
-    }
+    if (std::string why = kdh::make_virtual_environment(tmp + "/venv"); !why.empty()) return why;
     const std::string site = site_of(tmp + "/venv");
     if (site.empty()) return "the virtual environment has no site-packages folder";
     for (const std::string& name : kd::folder_entries(wheel)) {
@@ -93,8 +77,7 @@ EnvChange torch_file_cut(std::string file) {
     if (!text) return "cannot read torch/" + file;
     const std::string target = site + "/torch/" + file;
     if (unlink(target.c_str()) != 0) return "cannot replace torch/" + file;
-    return write_text(target, text->substr(0, text->size() / 2)) ? ""
-                                                                    : "cannot write torch/" + file;
+    return kdh::write_text_file(target, text->substr(0, text->size() / 2));
   };
 }
 
@@ -130,9 +113,7 @@ EnvChange old_typing_extensions() {
     // The link to the wheel's goes first: the wheel's own file is never written.
     const std::string module = site + "/typing_extensions.py";
     if (unlink(module.c_str()) != 0) return "cannot replace typing_extensions.py";
-    return write_text(module, "# typing_extensions 3.7.4, as pinned\n")
-               ? ""
-               : "cannot write typing_extensions.py";
+    return kdh::write_text_file(module, "# typing_extensions 3.7.4, as pinned\n");
   };
 }
 
@@ -150,7 +131,10 @@ EnvChange libc10_cut() {
       }
       auto bytes = kd::read_file(from, 1ULL << 32);
       if (!bytes || bytes->size() < 8192) return "cannot read torch/lib/libc10.so";
-      if (!write_text(lib + "/" + name, bytes->substr(0, 4096))) return "cannot write libc10.so";
+      if (std::string why = kdh::write_text_file(lib + "/" + name, bytes->substr(0, 4096));
+          !why.empty()) {
+        return why;
+      }
     }
     return "";
   };

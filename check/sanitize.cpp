@@ -135,13 +135,19 @@ std::string Sanitizer::message(std::string_view text) const {
   for (const auto& secret : secrets_) replace_all(clean, secret, kMark);
   clean = cut_paths(clean);
   for (const auto& secret : secrets_) replace_all(clean, secret, kMark);
-  replace_all(clean, kMark, "<redacted>");
+  constexpr std::string_view kStandIn = "<redacted>";
+  replace_all(clean, kMark, kStandIn);
   // Spaces are the only white space left in `clean`.
   clean = std::string(trim(clean));
   if (clean.size() > kMaxMessage) {
     size_t cut = kMaxMessage - 3;
     // Do not split a UTF-8 sequence.
     while (cut > 0 && (static_cast<unsigned char>(clean[cut]) & 0xC0) == 0x80) --cut;
+    // Nor a stand-in: one the cut would split goes whole (its "red" could read as a secret's).
+    const size_t stand_in = clean.rfind(kStandIn, cut);
+    if (stand_in != std::string::npos && stand_in < cut && stand_in + kStandIn.size() > cut) {
+      cut = stand_in;
+    }
     clean = clean.substr(0, cut) + "...";
   }
   return clean;

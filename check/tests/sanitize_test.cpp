@@ -147,6 +147,20 @@ TEST(SanitizerMessage, NeverCutsInsideAUtf8Sequence) {
   EXPECT_TRUE(valid_utf8(s.message(euro)));
 }
 
+// A cut that would fall inside a stand-in cuts before it: a message never ends in "<redac...".
+TEST(SanitizerMessage, NeverCutsInsideAStandIn) {
+  Sanitizer s({"sec"});
+  for (size_t lead = 220; lead < 240; ++lead) {
+    std::string m = s.message(std::string(lead, 'x') + "sec" + std::string(40, 'y'));
+    ASSERT_LE(m.size(), Sanitizer::kMaxMessage);
+    ASSERT_EQ(m.substr(m.size() - 3), "...");
+    const std::string kept = m.substr(0, m.size() - 3);
+    const size_t partial = kept.rfind('<');
+    EXPECT_TRUE(partial == std::string::npos || kept.compare(partial, 10, "<redacted>") == 0)
+        << m;
+  }
+}
+
 TEST(SanitizerForThisProcess, RedactsEnvironmentValues) {
   const char* name = "KD_UNIT_TEST_SECRET";
   const std::string value = "zq-secret-value-8472";

@@ -211,7 +211,8 @@ std::vector<std::string> import_roots(const WorkerRequest& request) {
   roots.push_back(libtorch);
   // The interpreter's import loads torch's extension module too (the python probe).
   for (const std::string& name : folder_entries(request.torch_dir)) {
-    if (name.rfind("_C.", 0) == 0 && name.size() > 6 && name.compare(name.size() - 3, 3, ".so") == 0) {
+    if (name.rfind("_C.", 0) == 0 && name.size() > 6 &&
+        name.compare(name.size() - 3, 3, ".so") == 0) {
       roots.push_back(request.torch_dir + "/" + name);
     }
   }
@@ -364,7 +365,8 @@ bool worker_spec(const std::string& self_exe, const ProbeChoice& probe, WorkerRe
     }
     request.probe_path.clear();
     searched = where.searched;
-    spec.argv = python_worker_argv(where.python, in.options.device == Device::Cuda, in.options.device_index);
+    spec.argv = python_worker_argv(where.python, in.options.device == Device::Cuda,
+                                   in.options.device_index);
     return true;
   }
   if (probe.kind == KD_PROBE_KIND_STABLE_ABI) {
@@ -456,18 +458,12 @@ CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter
 }  // namespace
 
 ProbeChoice default_probe(const std::string& self_exe) {
-  auto named = [](const char* variable) {
-    const char* value = std::getenv(variable);
-    return value != nullptr && *value != '\0';
-  };
-  // An interpreter named outright (and no torch folder, which comes first as in the search of
-  // torch_location.hpp): its own import of torch, whatever else is installed.
-  if (named(kTorchPythonVariable) && !named(kTorchDirVariable)) return {"", kProbeKindPython};
   const std::string dir = dirname_of(self_exe) + "/";
-  ProbeChoice compiled{dir + KERNODECK_PROBE_RELATIVE_PATH, KD_PROBE_KIND_LIBTORCH};
-  if (access(compiled.path.c_str(), F_OK) == 0) return compiled;
-  if (named(kTorchDirVariable)) {
-    return {dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH, KD_PROBE_KIND_STABLE_ABI};
+  const std::string compiled = dir + KERNODECK_PROBE_RELATIVE_PATH;
+  switch (probe_for(access(compiled.c_str(), F_OK) == 0)) {
+    case ProbeKind::Compiled: return {compiled, KD_PROBE_KIND_LIBTORCH};
+    case ProbeKind::Stable: return {dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH, KD_PROBE_KIND_STABLE_ABI};
+    case ProbeKind::Python: break;
   }
   return {"", kProbeKindPython};
 }

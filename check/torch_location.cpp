@@ -75,6 +75,13 @@ std::string torch_library(const std::string& dir) {
   return present(dir + "/lib/libtorch.so") ? dir + "/lib/libtorch.so" : dir + "/libtorch.so";
 }
 
+ProbeKind probe_for(bool compiled_probe_installed) {
+  const bool folder = !variable(kTorchDirVariable).empty();
+  if (!variable(kTorchPythonVariable).empty() && !folder) return ProbeKind::Python;
+  if (compiled_probe_installed) return ProbeKind::Compiled;
+  return folder ? ProbeKind::Stable : ProbeKind::Python;
+}
+
 PythonLocation locate_python(const std::string& self_dir) {
   if (std::string python = variable(kTorchPythonVariable); !python.empty()) {
     return {access(python.c_str(), X_OK) == 0 ? python : "", "the Python of KERNODECK_TORCH_PYTHON",

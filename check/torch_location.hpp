@@ -55,6 +55,14 @@ bool is_torch_folder(const std::string& dir);
 // The libtorch.so of a torch folder.
 std::string torch_library(const std::string& dir);
 
+// Which probe serves a check, from the variables of this process and whether its compiled probe
+// is installed beside it (the check's own choice, and the conformance harness's to know it): the
+// python probe where KERNODECK_TORCH_PYTHON names an interpreter (and KERNODECK_TORCH_DIR no
+// folder, which comes first as in locate_torch); else the compiled probe where installed; else
+// the stable probe for the folder KERNODECK_TORCH_DIR names; else the python probe.
+enum class ProbeKind { Python, Compiled, Stable };
+ProbeKind probe_for(bool compiled_probe_installed);
+
 // The interpreter whose own `import torch` the python probe runs, looked for in the same order
 // without starting it: KERNODECK_TORCH_PYTHON, python3 beside the check, python3 on PATH.
 struct PythonLocation {

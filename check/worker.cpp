@@ -618,10 +618,6 @@ std::optional<double> ms_of(const nlohmann::json* a) {
 bool python_import_stage(const PythonAnswers& answers, const WorkerRequest& request,
                          const std::string& searched, WorkerFindings& findings, Stages& s) {
   s.enter(Stage::Import);
-  if (const nlohmann::json* i = answers.find("interpreter")) {
-    findings.python_version = i->value("python_version", std::string());
-    findings.python_environment = i->value("environment", std::string());
-  }
   const nlohmann::json* imported = answers.find("import");
   if (imported == nullptr) {
     const nlohmann::json* failed = answers.find("probe_failed");

@@ -58,7 +58,8 @@ void run_stages(const kd_probe& probe, const WorkerRequest& request, const Event
 // The python probe's run, once its interpreter has ended after all its answers
 // (python_probe.hpp): the import as it answered, then the same stages as for every probe, over
 // its answers. `searched` says how the interpreter was found ("the python3 on PATH"). The
-// interpreter's facts and the import's go into `findings`; the events, to `sink`.
+// import's facts and warnings go into `findings` (the interpreter's own, the caller reads from
+// its answer); the events, to `sink`.
 void run_python_answers(const PythonAnswers& answers, const WorkerRequest& request,
                         const std::string& searched, WorkerFindings& findings,
                         const EventSink& sink);

@@ -76,38 +76,27 @@ std::optional<int> allocated_gpu() {
 }
 
 // The install layout puts the probe modules at a fixed place relative to the binary
-// (docs/architecture.md, "Layout of an installation"); the check takes the compiled one
-// where it is there, unless KERNODECK_TORCH_PYTHON names an interpreter. Without it, the stable probe serves a torch folder KERNODECK_TORCH_DIR
-// names, and the python probe (the interpreter's own import) any other torch. The libtorch
-// either loads is the one the check will find, looked for as it looks (torch_location.hpp),
-// in the variables the suite passes it.
+// (docs/architecture.md, "Layout of an installation"); which probe serves the check is the
+// check's own rule (torch_location.hpp, probe_for). The libtorch it loads is the one the check
+// will find, looked for as it looks (torch_location.hpp), in the variables the suite passes it.
 void find_probe(Runner& r) {
   const std::string dir = kd::dirname_of(r.check) + "/";
-  r.compiled_probe_installed = kd::path_exists(dir + KERNODECK_PROBE_RELATIVE_PATH);
-  const char* python = std::getenv(kd::kTorchPythonVariable);
-  const char* folder = std::getenv(kd::kTorchDirVariable);
-  const bool folder_named = folder != nullptr && *folder != '\0';
-  if (python != nullptr && *python != '\0' && !folder_named) {
-    // The interpreter named outright serves the check, whatever probe is beside it.
-    r.probe_kind = "python";
-    kd::TorchLocation where = kd::locate_torch(kd::dirname_of(r.check), kd::deadline_in(60));
-    if (where.found == kd::TorchLocation::Found::Torch) {
-      r.probe_module = absolute(dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH);
-      r.import_root = absolute(kd::torch_library(where.dir));
-    }
-    return;
-  }
-  if (std::string compiled = dir + KERNODECK_PROBE_RELATIVE_PATH; kd::path_exists(compiled)) {
+  const std::string compiled = dir + KERNODECK_PROBE_RELATIVE_PATH;
+  const std::string stable = dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH;
+  r.compiled_probe_installed = kd::path_exists(compiled);
+  const kd::ProbeKind kind = kd::probe_for(r.compiled_probe_installed);
+  if (kind == kd::ProbeKind::Compiled) {
     r.probe_module = absolute(compiled);
     r.probe_kind = "libtorch";
     r.import_root = r.probe_module;
-  } else if (std::string stable = dir + KERNODECK_STABLE_PROBE_RELATIVE_PATH; kd::path_exists(stable)) {
-    r.probe_module = absolute(stable);
-    r.probe_kind = folder_named ? "stable_abi" : "python";
-    kd::TorchLocation where = kd::locate_torch(kd::dirname_of(r.check), kd::deadline_in(60));
-    if (where.found == kd::TorchLocation::Found::Torch) {
-      r.import_root = absolute(kd::torch_library(where.dir));
-    }
+    return;
+  }
+  if (!kd::path_exists(stable)) return;
+  r.probe_module = absolute(stable);
+  r.probe_kind = kind == kd::ProbeKind::Stable ? "stable_abi" : "python";
+  kd::TorchLocation where = kd::locate_torch(kd::dirname_of(r.check), kd::deadline_in(60));
+  if (where.found == kd::TorchLocation::Found::Torch) {
+    r.import_root = absolute(kd::torch_library(where.dir));
   }
 }
 

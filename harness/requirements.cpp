@@ -201,7 +201,9 @@ std::string telling_line(const std::string& out) {
 }
 
 // Root can become another user; the check, its probe module and the libraries the probe needs
-// must then be reachable for that user (a build under a home closed to others is not).
+// must then be reachable for that user (a build under a home closed to others is not), and so
+// must the interpreter the python probe runs, with its standard library (a virtual environment
+// made from a Python under /root is not).
 std::optional<Unmet> probe_another_user(const Runner& r) {
   if (getuid() != 0) {
     return skip("becoming another user needs root; the suite runs as uid " +
@@ -209,12 +211,16 @@ std::optional<Unmet> probe_another_user(const Runner& r) {
   }
   if (!kd::path_exists(kSetpriv)) return skip(std::string("needs ") + kSetpriv + " (util-linux)");
   if (!r.import_root) return skip("the check's probe module or its libtorch is not found");
+  if (r.probe_kind == "python" && !r.python) return skip("the python probe's interpreter is not found");
   std::vector<std::string> argv = as_user(kNobody);
-  argv.insert(argv.end(), {"/bin/sh", "-c",
-                           "test -x \"$1\" || { echo \"cannot run $1\"; exit 1; }; "
-                           "test -r \"$2\" || { echo \"cannot read $2\"; exit 1; }; "
-                           "exec /usr/bin/ldd \"$2\"",
-                           "sh", r.check, *r.import_root});
+  argv.insert(argv.end(),
+              {"/bin/sh", "-c",
+               "test -x \"$1\" || { echo \"cannot run $1\"; exit 1; }; "
+               "test -r \"$2\" || { echo \"cannot read $2\"; exit 1; }; "
+               "if [ -n \"$3\" ]; then \"$3\" -c 'import sys' >/dev/null 2>&1 || "
+               "{ echo \"cannot run the interpreter $3\"; exit 1; }; fi; "
+               "exec /usr/bin/ldd \"$2\"",
+               "sh", r.check, *r.import_root, r.python.value_or("")});
   kd::RunResult run = run_briefly(argv, true);
   const std::string& out = run.out.data;
   if (run.status.exited() && run.status.code == 0 && out.find("not found") == std::string::npos) {
@@ -222,8 +228,9 @@ std::optional<Unmet> probe_another_user(const Runner& r) {
   }
   std::string line = telling_line(out);
   return skip("as another user (uid " + std::to_string(kNobody) +
-              ") the check or its libraries cannot be reached, a folder above them being closed "
-              "to others (" + (line.empty() ? run.status.describe() : line) + ")");
+              ") the check, its libraries or its interpreter cannot be reached, a folder above "
+              "them being closed to others (" +
+              (line.empty() ? run.status.describe() : line) + ")");
 }
 
 // mknod of a character device in a tmpfs of a private mount namespace: real root with CAP_MKNOD
@@ -394,7 +401,7 @@ const std::vector<Entry>& registry() {
         "`unshare --user --map-root-user --mount` works"},
        probe_user_namespaces},
       {{R::AnotherUser, "another-user",
-        "root, and the check and its libraries reachable for the user nobody"},
+        "root, and the check, its libraries and its interpreter reachable for the user nobody"},
        probe_another_user},
       {{R::DeviceNodes, "device-nodes",
         "real root, which may make device nodes (mknod) in a private mount namespace"},

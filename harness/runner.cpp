@@ -94,6 +94,11 @@ void find_probe(Runner& r) {
   if (!kd::path_exists(stable)) return;
   r.probe_module = absolute(stable);
   r.probe_kind = kind == kd::ProbeKind::Stable ? "stable_abi" : "python";
+  if (kind == kd::ProbeKind::Python) {
+    if (std::string python = kd::locate_python(kd::dirname_of(r.check)).python; !python.empty()) {
+      r.python = python;
+    }
+  }
   kd::TorchLocation where = kd::locate_torch(kd::dirname_of(r.check), kd::deadline_in(60));
   if (where.found == kd::TorchLocation::Found::Torch) {
     r.import_root = absolute(kd::torch_library(where.dir));

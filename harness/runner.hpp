@@ -28,6 +28,8 @@ struct Runner {
   // module itself, or the libtorch.so of the torch the stable probe finds (torch_location.hpp,
   // in the environment the suite gives the check).
   std::optional<std::string> import_root;
+  // The interpreter the python probe runs (torch_location.hpp, locate_python); none for the others.
+  std::optional<std::string> python;
   std::vector<std::string> import_needs;  // its DT_NEEDED entries
   std::string backend = "unknown";          // cuda, rocm, none, unknown
   // The CUDA version of a CUDA libtorch, from its wheel's torch/version.py;

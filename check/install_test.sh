@@ -4,16 +4,19 @@
 # relative to itself, from wherever it lies.
 # It also runs the installed check once with the default device, which on a
 # machine without a GPU must answer as its libtorch implies: GPU_BACKEND_ABSENT
-# for a CPU-only libtorch, GPU_UNAVAILABLE with the cuda backend for a CUDA one.
+# for a CPU-only libtorch, GPU_UNAVAILABLE with the cuda backend for a CUDA one; and through
+# DEFAULT_PROBE, the probe its build calls for with no variable set: libtorch (the compiled
+# probe) for a libtorch's build, python for a build against a torch wheel through its
+# interpreter, which it keeps (runtime.torch_source python_of_build).
 # Then, with the compiled probe taken away, the check against the same torch, found each way a
 # TORCH_VARIABLE names: KERNODECK_TORCH_PYTHON=... is the python probe (the interpreter's own
 # import), which passes on the CPU with the autograd gradient on every release;
 # KERNODECK_TORCH_DIR=... is the stable probe, which passes on a torch from 2.10 with the
 # autograd gradient and refuses an older one (Debian's 1.13) with StableAbiTooOld.
-#   install_test.sh CMAKE BUILD_DIR CONFORMANCE_COMPUTE_SUITE BACKEND TORCH_VARIABLE...
+#   install_test.sh CMAKE BUILD_DIR CONFORMANCE_COMPUTE_SUITE BACKEND DEFAULT_PROBE TORCH_VARIABLE...
 set -euo pipefail
-cmake=$1 build=$2 suite=$3 backend=$4
-shift 4
+cmake=$1 build=$2 suite=$3 backend=$4 default_probe=$5
+shift 5
 torch_variables=("$@")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -95,14 +98,20 @@ case $backend in
 esac
 status=0
 report=$("$check") || status=$?
-code=$(sed -n 's/^  "code": "\(.*\)",$/\1/p' <<<"$report")
-declared=$(sed -n 's/^    "backend": "\(.*\)",$/\1/p' <<<"$report")
-if [[ $status != "$want_exit" || $code != "$want_code" || $declared != "$backend" ]]; then
+code=$(field /code <<<"$report")
+declared=$(field /pytorch/backend <<<"$report")
+probe=$(field /tool/probe <<<"$report")
+source=$(field /runtime/torch_source <<<"$report")
+want_source=null
+[[ $default_probe == python ]] && want_source=python_of_build
+if [[ $status != "$want_exit" || $code != "$want_code" || $declared != "$backend" ||
+      $probe != "$default_probe" || $source != "$want_source" ]]; then
   echo "FAIL: the installed check's default run answered exit $status, code '$code', backend" \
-       "'$declared'; expected exit $want_exit, $want_code, backend $backend:" >&2
+       "'$declared', probe '$probe', torch_source '$source'; expected exit $want_exit," \
+       "$want_code, backend $backend, probe $default_probe, torch_source $want_source:" >&2
   echo "$report" >&2
   exit 1
 fi
-echo "default device: exit $status, $code, backend $declared"
+echo "default device: exit $status, $code, backend $declared, probe $probe ($source)"
 rm "$tmp/moved/lib/kernodeck-diagnostic/libkernodeck_probe_torch.so"
 for torch_variable in "${torch_variables[@]}"; do without_compiled_probe "$torch_variable"; done

@@ -75,23 +75,44 @@ std::string torch_library(const std::string& dir) {
   return present(dir + "/lib/libtorch.so") ? dir + "/lib/libtorch.so" : dir + "/libtorch.so";
 }
 
+std::string build_python() {
+#ifdef KERNODECK_BUILD_TORCH_PYTHON
+  return KERNODECK_BUILD_TORCH_PYTHON;
+#else
+  return "";
+#endif
+}
+
 ProbeKind probe_for(bool compiled_probe_installed) {
   const bool folder = !variable(kTorchDirVariable).empty();
   if (!variable(kTorchPythonVariable).empty() && !folder) return ProbeKind::Python;
-  if (compiled_probe_installed) return ProbeKind::Compiled;
+  if (compiled_probe_installed && (folder || build_python().empty())) return ProbeKind::Compiled;
   return folder ? ProbeKind::Stable : ProbeKind::Python;
 }
 
-PythonLocation locate_python(const std::string& self_dir) {
+namespace {
+
+// The interpreter to ask, in the order of torch_location.hpp, without asking whether it runs.
+PythonLocation interpreter_in_order(const std::string& self_dir) {
   if (std::string python = variable(kTorchPythonVariable); !python.empty()) {
-    return {access(python.c_str(), X_OK) == 0 ? python : "", "the Python of KERNODECK_TORCH_PYTHON",
-            "torch_python_variable"};
+    return {python, "the Python of KERNODECK_TORCH_PYTHON", "torch_python_variable"};
   }
   if (const std::string beside = self_dir + "/python3"; access(beside.c_str(), X_OK) == 0) {
     return {beside, "the Python beside the check", "python_beside_check"};
   }
+  if (const std::string built = build_python(); !built.empty() && access(built.c_str(), X_OK) == 0) {
+    return {built, "the Python the check was built against", "python_of_build"};
+  }
   auto python = find_on_path("python3", variable("PATH"));
   return {python.value_or(""), "the python3 on PATH", "python_on_path"};
+}
+
+}  // namespace
+
+PythonLocation locate_python(const std::string& self_dir) {
+  PythonLocation where = interpreter_in_order(self_dir);
+  if (!where.python.empty() && access(where.python.c_str(), X_OK) != 0) where.python.clear();
+  return where;
 }
 
 TorchLocation locate_torch(const std::string& self_dir, Clock::time_point deadline) {
@@ -103,19 +124,13 @@ TorchLocation locate_torch(const std::string& self_dir, Clock::time_point deadli
     if (where.found == TorchLocation::Found::Torch) where.dir = dir;
     return where;
   }
-  if (std::string python = variable(kTorchPythonVariable); !python.empty()) {
-    return ask_python(python, "the Python of KERNODECK_TORCH_PYTHON", "torch_python_variable",
-                      deadline);
-  }
-  if (const std::string beside = self_dir + "/python3"; access(beside.c_str(), X_OK) == 0) {
-    return ask_python(beside, "the Python beside the check", "python_beside_check", deadline);
-  }
-  if (auto python = find_on_path("python3", variable("PATH"))) {
-    return ask_python(*python, "the python3 on PATH", "python_on_path", deadline);
+  PythonLocation python = interpreter_in_order(self_dir);
+  if (!python.python.empty()) {
+    return ask_python(python.python, std::move(python.searched), std::move(python.source), deadline);
   }
   TorchLocation none;
-  none.searched = "the python3 on PATH";
-  none.source = "python_on_path";
+  none.searched = std::move(python.searched);
+  none.source = std::move(python.source);
   return none;
 }
 

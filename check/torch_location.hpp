@@ -6,6 +6,9 @@
 //   KERNODECK_TORCH_PYTHON   an interpreter whose `torch` package is used;
 //   python3 beside the check (the check installed into a virtual environment's
 //                            bin/, as pip installs it);
+//   the interpreter the check was built against (a check built with CMake against a
+//                            torch wheel through -DKERNODECK_TORCH_PYTHON, with its
+//                            compiled probe), where it still runs;
 //   python3 on PATH.
 // The interpreter is asked for its torch package's folder (importlib's
 // find_spec, which imports nothing) and what kind of environment it is. Used by
@@ -32,10 +35,10 @@ struct TorchLocation {
   std::string dir;  // the torch folder, "" unless found
   // How it was looked for, in fixed words for the report's message: "the folder
   // KERNODECK_TORCH_DIR names", "the Python of KERNODECK_TORCH_PYTHON", "the
-  // Python beside the check", "the python3 on PATH".
+  // Python beside the check", "the Python the check was built against", "the python3 on PATH".
   std::string searched;
   // The same as a token for the report's runtime.torch_source: "torch_dir_variable",
-  // "torch_python_variable", "python_beside_check", "python_on_path".
+  // "torch_python_variable", "python_beside_check", "python_of_build", "python_on_path".
   std::string source;
   // The kind of Python environment asked: "virtualenv", "conda", "system", or ""
   // where no interpreter was asked (KERNODECK_TORCH_DIR) or it did not say.
@@ -58,13 +61,22 @@ std::string torch_library(const std::string& dir);
 // Which probe serves a check, from the variables of this process and whether its compiled probe
 // is installed beside it (the check's own choice, and the conformance harness's to know it): the
 // python probe where KERNODECK_TORCH_PYTHON names an interpreter (and KERNODECK_TORCH_DIR no
-// folder, which comes first as in locate_torch); else the compiled probe where installed; else
-// the stable probe for the folder KERNODECK_TORCH_DIR names; else the python probe.
+// folder, which comes first as in locate_torch); else the compiled probe where installed, unless
+// it was built against a torch wheel through that wheel's interpreter (build_python): a torch
+// that is a Python package is certified by its interpreter's own import, the compiled probe then
+// serving only a folder KERNODECK_TORCH_DIR names; else the stable probe for the folder
+// KERNODECK_TORCH_DIR names; else the python probe.
 enum class ProbeKind { Python, Compiled, Stable };
 ProbeKind probe_for(bool compiled_probe_installed);
 
+// The interpreter a check built with CMake against a torch wheel was given
+// (-DKERNODECK_TORCH_PYTHON, with its compiled probe), as an absolute path; "" for any other
+// build (a libtorch folder or distribution's, the wheel of the check, the kit).
+std::string build_python();
+
 // The interpreter whose own `import torch` the python probe runs, looked for in the same order
-// without starting it: KERNODECK_TORCH_PYTHON, python3 beside the check, python3 on PATH.
+// without starting it: KERNODECK_TORCH_PYTHON, python3 beside the check, the interpreter of the
+// build, python3 on PATH.
 struct PythonLocation {
   std::string python;    // its path; "" where none is (found stays NoPython)
   std::string searched;  // as TorchLocation::searched

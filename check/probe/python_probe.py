@@ -347,6 +347,15 @@ def runtime_status(failure):
     return status
 
 
+def answer_failure(channel, call, error, gpu, **fields):
+    """Answers `call` with the exception `error`; after a GPU call, the GPU runtime's status too
+    (its error number, by which the check recognises the cause)."""
+    failed = error_of(error)
+    channel.answer(call, **fields, **failed)
+    if gpu:
+        channel.answer("runtime_status", status=runtime_status(failed["error"]["message"]))
+
+
 def device_info(torch, index):
     name, capability = "", ""
     try:
@@ -471,9 +480,7 @@ def run(channel, gpu, index):
             channel.answer("gpu_info", status=0, available=1 if available else 0,
                            device_count=count, error={"type": "", "message": words})
         except Exception as error:
-            failed = error_of(error)
-            channel.answer("gpu_info", **failed)
-            channel.answer("runtime_status", status=runtime_status(failed["error"]["message"]))
+            answer_failure(channel, "gpu_info", error, gpu)
             return
         if not available or count <= 0:
             channel.answer("runtime_status", status=runtime_status(words))
@@ -491,10 +498,7 @@ def run(channel, gpu, index):
         if gpu:
             torch.cuda.synchronize(device)
     except Exception as error:
-        failed = error_of(error)
-        channel.answer("init_device", ms=ms_since(start), **failed)
-        if gpu:
-            channel.answer("runtime_status", status=runtime_status(failed["error"]["message"]))
+        answer_failure(channel, "init_device", error, gpu, ms=ms_since(start))
         return
     channel.answer("init_device", status=0, ms=ms_since(start))
     if gpu:
@@ -505,10 +509,7 @@ def run(channel, gpu, index):
     try:
         result = compute(torch, device)
     except Exception as error:
-        failed = error_of(error)
-        channel.answer("compute", ms=ms_since(start), **failed)
-        if gpu:
-            channel.answer("runtime_status", status=runtime_status(failed["error"]["message"]))
+        answer_failure(channel, "compute", error, gpu, ms=ms_since(start))
         return
     channel.answer("compute", status=0, ms=ms_since(start), **result)
     if gpu:

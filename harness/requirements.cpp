@@ -171,6 +171,14 @@ std::optional<Unmet> probe_torch_wheel_site(const Runner& r) {
               "pypi variant: KERNODECK_TORCH=pypi)");
 }
 
+std::optional<Unmet> probe_other_python_torch(const Runner&) {
+  if (!other_python_torch().site.empty()) return met();
+  return skip(std::string("needs a torch wheel's files for another CPython, unpacked as pip "
+                          "installs them (ci/setup --torch pypi: .tools/other-python-torch, the "
+                          "build's KERNODECK_OTHER_PYTHON_TORCH); here: ") +
+              (*KERNODECK_OTHER_PYTHON_TORCH == 0 ? "none named" : "none with a torch/_C extension"));
+}
+
 // ---- what the runner lets a case change -------------------------------------------------------
 
 kd::RunResult run_briefly(std::vector<std::string> argv, bool merge_err) {
@@ -355,6 +363,25 @@ std::optional<Unmet> probe_without_proc(const Runner&) {
 
 }  // namespace
 
+const OtherPythonTorch& other_python_torch() {
+  static const OtherPythonTorch other = [] {
+    OtherPythonTorch found;
+    const std::string site = KERNODECK_OTHER_PYTHON_TORCH;
+    if (site.empty()) return found;
+    for (const std::string& name : kd::folder_entries(site + "/torch")) {
+      // _C.cpython-312-x86_64-linux-gnu.so: CPython 3.12's.
+      const std::string prefix = "_C.cpython-3";
+      if (name.rfind(prefix, 0) != 0) continue;
+      const size_t dash = name.find('-', prefix.size());
+      if (dash == std::string::npos || dash == prefix.size()) continue;
+      found.site = site;
+      found.python_version = "3." + name.substr(prefix.size(), dash - prefix.size());
+    }
+    return found;
+  }();
+  return other;
+}
+
 std::string torch_wheel_site_packages(const Runner& r) {
   static const std::string site = [&r] {
     std::string why_not;
@@ -397,6 +424,9 @@ const std::vector<Entry>& registry() {
        probe_wheel_record},
       {{R::TorchWheelSite, "torch-wheel-site", "the site-packages of the check's torch wheel"},
        probe_torch_wheel_site},
+      {{R::OtherPythonTorch, "other-python-torch",
+        "a torch wheel's files for another CPython, unpacked (ci/setup --torch pypi)"},
+       probe_other_python_torch},
       {{R::UserNamespaces, "user-namespaces",
         "`unshare --user --map-root-user --mount` works"},
        probe_user_namespaces},

@@ -30,6 +30,7 @@ enum class Requirement {
   PythonProbe,      // the check's worker is the interpreter importing torch (the python probe)
   WheelRecord,      // the import's libc10 is a wheel's, its RECORD listing its SHA-256
   TorchWheelSite,   // the site-packages folder of the torch wheel the check's libtorch comes from
+  OtherPythonTorch,  // the same torch's files for another CPython (other_python_torch_site)
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace
@@ -68,6 +69,16 @@ std::optional<Unmet> unmet(Requirement requirement);
 // The site-packages folder of the torch wheel whose libtorch the check loads (torch, its
 // *.dist-info and its dependencies, as pip installed them); "" where it is no wheel's.
 std::string torch_wheel_site_packages(const Runner& r);
+
+// The files of a torch wheel for another CPython than the one the check's python probe runs,
+// unpacked as pip installs them (the build's KERNODECK_OTHER_PYTHON_TORCH: ci/setup --torch pypi
+// downloads the same release for Python 3.12, or 3.13 beside a 3.12), and that CPython's
+// version as torch's _C extension is tagged ("3.12"); both "" where there are none.
+struct OtherPythonTorch {
+  std::string site;
+  std::string python_version;
+};
+const OtherPythonTorch& other_python_torch();
 
 // Why `c` cannot run here (its first unmet requirement), or nullopt.
 std::optional<Unmet> unmet_requirements(const Case& c);

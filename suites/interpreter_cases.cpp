@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <functional>
 #include <set>
 #include <string>
@@ -90,19 +91,20 @@ EnvChange torch_file_removed(std::string file) {
   };
 }
 
-// The environment's torch with its _C extension named for another CPython: the file a torch
-// wheel of that Python has, where this interpreter looks for its own.
-EnvChange extension_for_python(std::string other) {
-  return [other](const std::string& site, const std::string& wheel) -> std::string {
-    if (std::string why = torch_as_folder(site, wheel); !why.empty()) return why;
-    for (const std::string& name : kd::folder_entries(site + "/torch")) {
-      if (name.rfind("_C.cpython-", 0) != 0) continue;
-      const std::string renamed = "_C.cpython-" + other + "-x86_64-linux-gnu.so";
-      const std::string from = site + "/torch/" + name;
-      const std::string to = site + "/torch/" + renamed;
-      return rename(from.c_str(), to.c_str()) == 0 ? "" : "cannot rename torch/" + name;
+// The environment's torch replaced by the same release's wheel for another CPython (pip
+// download --python-version, unpacked as pip installs it: kdh::other_python_torch), as torch
+// installed with another Python's pip, or a site-packages copied from one, leaves it: each of
+// that wheel's entries (torch, torchgen, functorch, its dist-info) linked in place of this one's.
+EnvChange torch_of_other_python() {
+  return [](const std::string& site, const std::string&) -> std::string {
+    const std::string other = kdh::other_python_torch().site;
+    if (other.empty()) return "no torch wheel's files for another CPython";
+    for (const std::string& name : kd::folder_entries(other)) {
+      const std::string target = site + "/" + name;
+      if (unlink(target.c_str()) != 0 && errno != ENOENT) return "cannot replace " + name;
+      if (!link_entry(other + "/" + name, target)) return "cannot link " + name;
     }
-    return "the wheel's torch has no _C.cpython-*.so";
+    return "";
   };
 }
 
@@ -206,17 +208,19 @@ std::vector<Case> interpreter_cases() {
           .expect_field_contains("/error/message", "cannot import name")
           .expect_field_contains("/message", "typing_extensions of this environment is too old")
           .expect_field_contains("/message", "--upgrade typing_extensions"),
-      env_case("python_torch_for_other_python",
-               python_env(kNothingLeftOut, extension_for_python("313")),
-               "torch's _C extension carrying CPython 3.13's tag, as a copied site-packages of "
-               "another Python has it")
+      env_case("python_torch_for_other_python", python_env(kNothingLeftOut, torch_of_other_python()),
+               "torch replaced by the same release's wheel for CPython " +
+                   kdh::other_python_torch().python_version +
+                   " (pip download --python-version), unpacked as pip installs it")
           .guards("torch built for another Python is TORCH_IMPORT_FAILED (4) naming both "
                   "versions")
+          .needs(Requirement::OtherPythonTorch)
           .with_privacy_canaries()
           .args({"--device", "cpu"})
           .outcome("TORCH_IMPORT_FAILED", "import")
           .expect_field("/error/type", "TorchForOtherPython")
-          .expect_field_contains("/message", "built for Python 3.13")
+          .expect_field_contains("/message",
+                                 "built for Python " + kdh::other_python_torch().python_version)
           .expect_field_contains("/message", "this interpreter's own pip"),
       env_case("python_torch_file_cut",
                python_env(kNothingLeftOut, torch_file_cut("_utils_internal.py")),

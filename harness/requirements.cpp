@@ -398,9 +398,11 @@ std::string torch_wheel_site_packages(const Runner& r) {
 
 namespace {
 
-const std::vector<Entry>& registry() {
-  using R = Requirement;
-  static const std::vector<Entry> entries = {
+using R = Requirement;
+
+// What the runner has and the check under test is: its GPU, its torch, its probe.
+std::vector<Entry> runner_and_check_entries() {
+  return {
       {{R::Gpu, "gpu", "a GPU device node (/dev/nvidiaN, or /dev/kfd with a render node)"},
        probe_gpu},
       {{R::GpuBackend, "gpu-backend", "the check's libtorch built with CUDA or HIP"},
@@ -427,6 +429,12 @@ const std::vector<Entry>& registry() {
       {{R::OtherPythonTorch, "other-python-torch",
         "a torch wheel's files for another CPython, unpacked (ci/setup --torch pypi)"},
        probe_other_python_torch},
+  };
+}
+
+// What the runner lets a case change: users, namespaces, device nodes, cgroups, limits.
+std::vector<Entry> manipulation_entries() {
+  return {
       {{R::UserNamespaces, "user-namespaces",
         "`unshare --user --map-root-user --mount` works"},
        probe_user_namespaces},
@@ -459,6 +467,15 @@ const std::vector<Entry>& registry() {
         "a check that can run without /proc (not the asan build)"},
        probe_without_proc},
   };
+}
+
+// Every requirement's row, in the enumeration's order.
+const std::vector<Entry>& registry() {
+  static const std::vector<Entry> entries = [] {
+    std::vector<Entry> all = runner_and_check_entries();
+    for (Entry& e : manipulation_entries()) all.push_back(std::move(e));
+    return all;
+  }();
   return entries;
 }
 

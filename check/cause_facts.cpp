@@ -3,11 +3,13 @@
 // variables set, the two driver versions, the loader's library names, the GPU's
 // architecture, the resource limits, the stage the worker reached and how it
 // ended, why standard output refused the report.
+#include <cctype>
 #include <vector>
 
 #include "causes.hpp"
 #include "util/elf.hpp"
 #include "util/text.hpp"
+#include "version_spec.hpp"
 
 namespace kd {
 namespace {
@@ -193,6 +195,99 @@ void python_facts(const FactSources& in, Facts& facts) {
                                                      : "on sys.path";
 }
 
+// The distribution that provides the module missing: the one of the extension's requirements
+// this environment lacks whose name is the module's, or the only one it lacks; else the
+// module's own name.
+std::string provider_of(const ExtensionImport& e, const std::string& missing_top) {
+  auto same = [](std::string a, std::string b) {
+    auto fold = [](std::string s) {
+      std::string out;
+      for (char c : s) out += (c == '_' || c == '.') ? '-' : static_cast<char>(std::tolower(c));
+      return out;
+    };
+    return fold(std::move(a)) == fold(std::move(b));
+  };
+  for (const std::string& d : e.requires_missing) {
+    if (same(d, missing_top)) return d;
+  }
+  return e.requires_missing.size() == 1 ? e.requires_missing.front() : missing_top;
+}
+
+// Whether the torch imported is newer than every version the extension's requirement names:
+// the extension is the older one, and an upgrade brings the release made for this torch.
+bool extension_older(const ExtensionImport& e) {
+  auto torch = parse_version(e.torch.version);
+  if (!torch || !e.requires_torch) return false;
+  const auto named = versions_named(*e.requires_torch);
+  if (named.empty()) return false;
+  for (const PackageVersion& v : named) {
+    if (compare(torch->without_local(), v) <= 0) return false;
+  }
+  return true;
+}
+
+// The extension's CUDA and torch's, and what the sentences say of the torch imported.
+void torch_facts_of(const ExtensionImport& e, Facts& facts) {
+  const std::string version = Sanitizer::token(e.torch.version);
+  facts["torch_version"] = version.empty() ? "of unknown version" : version;
+  auto parsed = parse_version(e.torch.version);
+  facts["torch_public"] = parsed ? parsed->public_text() : "<version>";
+  const std::string cuda = Sanitizer::token(e.torch.cuda);
+  facts["torch_build"] = cuda.empty() ? " (without CUDA)" : " (CUDA " + cuda + ")";
+  facts["torch_cuda_words"] = cuda.empty() ? "built without CUDA" : "built with CUDA " + cuda;
+  facts["torch_abi"] = e.torch.cxx11_abi == std::optional<bool>(false) ? "0" : "1";
+  const std::string ext_cuda = extension_cuda(e);
+  facts["ext_build"] = ext_cuda.empty() ? "" : ", " + ext_cuda;
+  facts["ext_cuda_majors"] = e.cuda_majors.empty() ? "another" : joined(e.cuda_majors);
+}
+
+// A module of the application asked with --import (extension_import.hpp), as tokens and fixed
+// words: names and versions, a C++ function's name, never a path.
+void extension_facts(const FactSources& in, const Sanitizer& s, Facts& facts) {
+  if (in.extension == nullptr) return;
+  const ExtensionImport& e = *in.extension;
+  const std::string module = Sanitizer::token(e.module);
+  const std::string name = Sanitizer::token(e.distribution);
+  facts["ext_module"] = module.empty() ? "the module asked" : module;
+  facts["ext_name"] = !name.empty() ? name : module.substr(0, module.find('.'));
+  facts["ext_distribution"] =
+      name.empty() ? "no installed distribution" : name + " " + Sanitizer::token(e.version);
+  torch_facts_of(e, facts);
+  const std::string function = s.message(demangled(e.undefined_symbol));
+  facts["function"] = function.empty() ? "a function" : function;
+  facts["ext_abi"] = string_abi_of(demangled(e.undefined_symbol)) == "cxx11" ? "1" : "0";
+  std::string words = e.words;
+  if (!e.undefined_symbol.empty() && words.find(e.undefined_symbol) != std::string::npos) {
+    words.replace(words.find(e.undefined_symbol), e.undefined_symbol.size(),
+                  demangled(e.undefined_symbol));
+  }
+  facts["ext_words"] = s.message(words);
+  const std::string exception = Sanitizer::token(e.exception);
+  facts["ext_exception"] = exception.empty() ? "an exception" : exception;
+  const std::string library = s.message(Sanitizer::token(e.library));
+  facts["ext_library"] = library.empty() ? "of it" : library;
+  const std::string spec = Sanitizer::specifier(e.requires_torch.value_or(""));
+  facts["ext_requirement"] = spec.empty() ? " (any release)" : spec;
+  facts["ext_built_for"] =
+      spec.rfind("==", 0) == 0 ? " (torch" + spec + ", as its metadata requires)" : "";
+  facts["ext_upgrade"] = extension_older(e) ? "--upgrade " : "";
+  facts["ext_failure"] =
+      !e.failed ? ""
+      : e.phase == "library"
+          ? ": loading its library " + facts["ext_library"] + " failed (" + facts["ext_words"] + ")"
+          : ": its import failed (" + facts["ext_exception"] + ": " + facts["ext_words"] + ")";
+  const std::string missing = Sanitizer::token(e.missing_module);
+  const std::string missing_top = missing.substr(0, missing.find('.'));
+  const std::string provider = Sanitizer::token(provider_of(e, missing_top));
+  facts["ext_provider"] = provider.empty() ? "it" : provider;
+  facts["ext_missing"] = missing.empty() ? "it names"
+                         : provider.empty() || provider == missing_top
+                             ? missing
+                             : missing + " (of the distribution " + provider + ")";
+  const std::string needed_by = Sanitizer::token(e.needed_by);
+  facts["ext_needed_by"] = needed_by.empty() ? facts["ext_module"] : needed_by;
+}
+
 }  // namespace
 
 Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
@@ -213,6 +308,7 @@ Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
   loader_facts(in.error_message, in.evidence, sanitizer, facts);
   words_fact(in.error_message, sanitizer, facts);
   python_facts(in, facts);
+  extension_facts(in, sanitizer, facts);
   run_facts(in, facts);
   return facts;
 }

@@ -229,6 +229,67 @@ bool dependency_too_old(const Seen& s) {
          !s.import->module.empty() && !first_part_is_torch(s.import->module);
 }
 
+// ---- the application layer: a module asked with --import (extension_import.hpp) ----
+
+bool extension_failed(const Seen& s) { return s.extension != nullptr && s.extension->failed; }
+
+// `name` is the module asked or a package above it ("torchvision" of "torchvision.ops").
+bool is_module_or_above(const std::string& name, const std::string& module) {
+  return !name.empty() && (name == module || module.rfind(name + ".", 0) == 0);
+}
+
+// ModuleNotFoundError for the module asked itself, or a package above it.
+bool extension_not_installed(const Seen& s) {
+  return extension_failed(s) && s.extension->exception == "ModuleNotFoundError" &&
+         is_module_or_above(s.extension->missing_module, s.extension->module);
+}
+
+// An undefined symbol that no library of the torch imported exports.
+bool symbol_torch_lacks(const Seen& s) {
+  return extension_failed(s) && !s.extension->undefined_symbol.empty() &&
+         !s.extension->symbol_in_torch;
+}
+
+// ... whose std::string is the other C++ ABI's than torch's libraries'.
+bool extension_other_cxx_abi(const Seen& s) {
+  if (!symbol_torch_lacks(s) || !s.extension->torch.cxx11_abi) return false;
+  const std::string abi = string_abi_of(demangled(s.extension->undefined_symbol));
+  return !abi.empty() && (abi == "cxx11") != *s.extension->torch.cxx11_abi;
+}
+
+// ... and a function of torch's own (c10::, at::, torch::, caffe2::, its Python bindings' THP).
+bool extension_built_against_other_torch(const Seen& s) {
+  if (!symbol_torch_lacks(s)) return false;
+  const std::string name = demangled(s.extension->undefined_symbol);
+  for (const char* part : {"c10::", "at::", "torch::", "caffe2::"}) {
+    if (name.find(part) != std::string::npos) return true;
+  }
+  return name.rfind("THP", 0) == 0;
+}
+
+// Its distribution requires a torch the one imported does not satisfy.
+bool extension_for_other_torch(const Seen& s) {
+  return extension_failed(s) && s.extension->torch_matches == std::optional<bool>(false);
+}
+
+// The loader refused a library of it (an extension module, or one loaded as torch loads an ops
+// library) while its libraries that link libtorch need a CUDA runtime of another major than
+// torch's, or torch has none.
+bool extension_cuda_mismatch(const Seen& s) {
+  if (!extension_failed(s) || s.extension->cuda_majors.empty()) return false;
+  const ExtensionImport& e = *s.extension;
+  const bool loader = e.phase == "library" || (e.exception == "ImportError" && !e.library.empty());
+  const std::string torch_major = e.torch.cuda.substr(0, e.torch.cuda.find('.'));
+  return loader && std::find(e.cuda_majors.begin(), e.cuda_majors.end(), torch_major) ==
+                       e.cuda_majors.end();
+}
+
+// ModuleNotFoundError for another module than the one asked: a dependency of it.
+bool extension_dependency_missing(const Seen& s) {
+  return extension_failed(s) && s.extension->exception == "ModuleNotFoundError" &&
+         !s.extension->missing_module.empty();
+}
+
 // An address-space limit (ulimit -v) is set.
 bool address_space_limited(const Seen& s) {
   return s.limits != nullptr && s.limits->address_space.has_value();
@@ -263,12 +324,13 @@ constexpr Recogniser kOtherwise{};
 // The catalogue's columns in short: a stage or an outcome by its name alone; kCount for
 // kDeviceCount, and kCountOrStart for a cause met whether a GPU is usable or the device starts.
 constexpr Stage Import = Stage::Import, Device = Stage::Device, Compute = Stage::Compute,
-                Output = Stage::Output;
+                Application = Stage::Application, Output = Stage::Output;
 constexpr Outcome GpuUnavailable = Outcome::GpuUnavailable, TorchMissing = Outcome::TorchMissing,
                   TorchImportFailed = Outcome::TorchImportFailed,
                   RuntimeError = Outcome::RuntimeError, WorkerFailed = Outcome::WorkerFailed,
                   InternalError = Outcome::InternalError, OutOfMemory = Outcome::OutOfMemory,
-                  OutputWriteFailed = Outcome::OutputWriteFailed;
+                  OutputWriteFailed = Outcome::OutputWriteFailed,
+                  ExtensionImportFailed = Outcome::ExtensionImportFailed;
 constexpr unsigned kCount = kDeviceCount, kCountOrStart = kDeviceCount | kDeviceStart,
                    kSearchOrImport = kTorchSearch | kPythonImport;
 
@@ -361,6 +423,15 @@ constexpr CauseRow kCauses[] = {
     {CAUSE(PtxTooNew),                        Compute, RuntimeError,      kCompute,      cuda({222})},
     {CAUSE(GpuFault),                         Compute, RuntimeError,      kCompute,      runtime({700, 719})},
     {CAUSE(UncorrectableEcc),                 Compute, RuntimeError,      kCompute,      runtime({214})},
+
+    // ---- application: a module of the application asked with --import (the python probe) ----
+    {CAUSE(ExtensionNotInstalled),            Application, ExtensionImportFailed, kApplication, seeing(extension_not_installed)},
+    {CAUSE(ExtensionOtherCxxAbi),             Application, ExtensionImportFailed, kApplication, seeing(extension_other_cxx_abi)},
+    {CAUSE(ExtensionBuiltAgainstOtherTorch),  Application, ExtensionImportFailed, kApplication, seeing(extension_built_against_other_torch)},
+    {CAUSE(ExtensionForOtherTorch),           Application, ExtensionImportFailed, kApplication, seeing(extension_for_other_torch)},
+    {CAUSE(ExtensionCudaMismatch),            Application, ExtensionImportFailed, kApplication, seeing(extension_cuda_mismatch)},
+    {CAUSE(ExtensionDependencyMissing),       Application, ExtensionImportFailed, kApplication, seeing(extension_dependency_missing)},
+    {CAUSE(ExtensionImportError),             Application, ExtensionImportFailed, kApplication, kOtherwise},
 
     // ---- the worker's start: fork, exec or one of its pipes failed ----
     {CAUSE(ProcessLimitAtStart),              Import,  WorkerFailed,      kWorkerStart,  system_errors({EAGAIN})},
@@ -807,6 +878,72 @@ constexpr CauseWords kWords[] = {
      "Drain the node and have the GPU checked (nvidia-smi -q -d ECC, dmesg for Xid 48, 63 and "
      "64); a reset clears the error, repeated ones call for a replacement."},
 
+    // ---- application: a module of the application asked with --import (the python probe) ----
+    {CauseId::ExtensionNotInstalled,
+     "the module asked is not installed in this environment",
+     "its import raises ModuleNotFoundError naming the module asked or a package above it "
+     "(ImportError.name)",
+     "{ext_module} is not installed in this Python environment (Python {python_version}, "
+     "torch {torch_version}): {ext_words}.",
+     "Install it with that interpreter's pip (python -m pip install {ext_name}), or run the "
+     "check in the Python environment your application runs in."},
+    {CauseId::ExtensionOtherCxxAbi,
+     "an extension library built with the other C++ ABI than torch's",
+     "a library of the extension fails to load on an undefined symbol that no library of the "
+     "torch imported exports, and whose std::string is the other _GLIBCXX_USE_CXX11_ABI's than "
+     "torch._C._GLIBCXX_USE_CXX11_ABI",
+     "{ext_module} ({ext_distribution}) failed to load with torch {torch_version}: its library "
+     "{ext_library} was built with _GLIBCXX_USE_CXX11_ABI={ext_abi} and needs {function}, while "
+     "this torch's libraries use _GLIBCXX_USE_CXX11_ABI={torch_abi}.",
+     "Rebuild {ext_name} with -D_GLIBCXX_USE_CXX11_ABI={torch_abi} (torch.utils.cpp_extension "
+     "sets it from the torch it builds against: take out the flag that overrides it), or "
+     "install a build of it made for this torch."},
+    {CauseId::ExtensionBuiltAgainstOtherTorch,
+     "an extension library built against another libtorch",
+     "a library of the extension fails to load on an undefined symbol of torch's own (c10::, "
+     "at::, torch::, caffe2::, THP) that no library of the torch imported exports",
+     "{ext_module} ({ext_distribution}) failed to load with torch {torch_version}: its library "
+     "{ext_library} calls {function}, which this torch does not have: it was built against "
+     "another libtorch{ext_built_for}.",
+     "Rebuild {ext_name} against this torch, with this environment's python and without build "
+     "isolation (python -m pip install --no-build-isolation --force-reinstall --no-deps and its "
+     "source), or install the torch it was built for."},
+    {CauseId::ExtensionForOtherTorch,
+     "an extension made for another torch",
+     "its import fails while its distribution's Requires-Dist on torch is not satisfied by the "
+     "torch imported (PEP 440's rules); listed without --import, a warning",
+     "{ext_module} ({ext_distribution}{ext_build}) is made for torch{ext_requirement}, and this "
+     "environment's torch is {torch_version}{torch_build}{ext_failure}.",
+     "Let pip choose the {ext_name} release made for this torch: python -m pip install "
+     "{ext_upgrade}\"torch=={torch_public}\" {ext_name}, with this environment's python (from the "
+     "index this torch came from, for a CUDA build)."},
+    {CauseId::ExtensionCudaMismatch,
+     "an extension built for another CUDA major than torch's",
+     "a library of the extension fails to load while its libraries that link libtorch need a "
+     "CUDA runtime (libcudart.so.N, DT_NEEDED) of another major than torch.version.cuda's, or "
+     "torch has no CUDA",
+     "{ext_module} ({ext_distribution}) failed to load with torch {torch_version}: its libraries "
+     "need the CUDA {ext_cuda_majors} runtime, and this torch is {torch_cuda_words} "
+     "({ext_words}).",
+     "Install the build of {ext_name} made for this torch's CUDA (its wheel from the index this "
+     "torch came from), or rebuild it against this torch with a CUDA toolkit of its major."},
+    {CauseId::ExtensionDependencyMissing,
+     "a Python dependency of the extension missing",
+     "its import raises ModuleNotFoundError naming a module that is not the one asked nor a "
+     "package above it (ImportError.name)",
+     "{ext_module} ({ext_distribution}) failed to import with torch {torch_version}: "
+     "{ext_needed_by} needs the Python module {ext_missing}, which this environment does not "
+     "have.",
+     "Install it with that interpreter's pip (python -m pip install {ext_provider}), or "
+     "reinstall {ext_name} without --no-deps so that pip brings every dependency."},
+    {CauseId::ExtensionImportError,
+     "an extension's import failed, cause not recognised",
+     "any other exception raised by its import, or by loading one of its libraries",
+     "{ext_module} ({ext_distribution}) failed to import with torch {torch_version}: "
+     "{ext_exception}: {ext_words}.",
+     "Run python -c \"import {ext_module}\" with that interpreter to see the whole error, and "
+     "check {ext_name}'s compatibility with this torch and its backend."},
+
     // ---- the worker's start: fork, exec or one of its pipes failed ----
     {CauseId::ProcessLimitAtStart,
      "a process limit stops the worker's start",
@@ -1069,6 +1206,13 @@ CauseId recognise_python_import(const PythonImport& facts) {
   const Seen seen{kNoEvidence, "", kNoCopy, nullptr, nullptr, &facts};
   return first_row(kPythonImport, [&](const Recogniser& how) { return shows(how, seen); })
       .value_or(CauseId::TorchImportError);
+}
+
+CauseId recognise_extension(const ExtensionImport& facts) {
+  Seen seen{kNoEvidence, "", kNoCopy};
+  seen.extension = &facts;
+  return first_row(kApplication, [&](const Recogniser& how) { return shows(how, seen); })
+      .value_or(CauseId::ExtensionImportError);
 }
 
 std::optional<CauseId> recognise_allocation(const ResourceLimits& limits) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "evidence.hpp"
+#include "extension_import.hpp"
 #include "kd/supervisor.hpp"
 #include "loader_error.hpp"
 #include "outcome.hpp"
@@ -92,6 +93,14 @@ enum class CauseId {
   PtxTooNew,
   GpuFault,
   UncorrectableEcc,
+  // application: a module of the application asked with --import (the python probe)
+  ExtensionNotInstalled,
+  ExtensionOtherCxxAbi,
+  ExtensionBuiltAgainstOtherTorch,
+  ExtensionForOtherTorch,
+  ExtensionCudaMismatch,
+  ExtensionDependencyMissing,
+  ExtensionImportError,
   // the worker could not be started
   ProcessLimitAtStart,
   OutOfMemoryAtStart,
@@ -122,6 +131,7 @@ enum Where : unsigned {
   kTorchSearch = 256,  // the stable probe's search for the torch of the Python environment
   kStableProbe = 512,  // the stable probe's check of the libtorch it loaded
   kPythonImport = 1024,  // the interpreter's own `import torch` (the python probe)
+  kApplication = 2048,   // a module of the application asked with --import (the python probe)
 };
 
 // Whose error numbers a row names: a GPU runtime's, or the system's (errno,
@@ -139,6 +149,7 @@ struct Seen {
   const WaitStatus* status = nullptr;
   const ResourceLimits* limits = nullptr;
   const PythonImport* import = nullptr;  // the python probe's import that failed
+  const ExtensionImport* extension = nullptr;  // a module asked with --import that failed
 };
 
 // A sign: what must hold of what was seen for a row, beside its numbers or
@@ -252,6 +263,11 @@ CauseId recognise_worker_end(const WaitStatus& status, std::string_view last_wor
 // recognise_loader reads): by the exception's facts (python_import.hpp); TorchImportError
 // where no row fits.
 CauseId recognise_python_import(const PythonImport& facts);
+// A module of the application asked with --import failed to import, or a library of its
+// distribution that links libtorch failed to load: by the facts of extension_import.hpp
+// (the exception's, the distribution's metadata, the undefined symbol against torch's exports,
+// the CUDA runtime its libraries need); ExtensionImportError where no row fits.
+CauseId recognise_extension(const ExtensionImport& facts);
 // An allocation failed (OUT_OF_MEMORY): by the limits the worker ran under.
 std::optional<CauseId> recognise_allocation(const ResourceLimits& limits);
 
@@ -271,6 +287,7 @@ struct FactSources {
   std::string_view write_error;    // why stdout refused the report: "No space left on device"
   const PythonImport* import = nullptr;  // the python probe's import that failed
   std::string_view python_version;       // the interpreter's: "3.11.2"
+  const ExtensionImport* extension = nullptr;  // a module of the application (--import)
 };
 // Every placeholder's value for this run. What comes from outside the check
 // (library names, versions) is kept only as a sanitized token.

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -37,6 +38,25 @@ std::optional<double> parse_seconds(const std::string& text) {
   return value;
 }
 
+// A dotted Python name of ASCII identifiers: "torchvision", "torch_scatter", "a.b_c".
+bool is_module_name(const std::string& text) {
+  if (text.empty() || text.size() > 200) return false;
+  bool start = true;
+  for (char c : text) {
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    if (c == '.') {
+      if (start) return false;
+      start = true;
+    } else if (letter || (digit && !start)) {
+      start = false;
+    } else {
+      return false;
+    }
+  }
+  return !start;
+}
+
 std::string with_hint(const std::string& message) {
   return "kernodeck-diagnostic: error: " + message +
          "\nRun 'kernodeck-diagnostic --help' for usage.";
@@ -68,6 +88,7 @@ struct Written {
   std::string output;
   bool output_given = false;
   bool host_check = false;
+  std::vector<std::string> imports;
 };
 
 void add_options(CLI::App& app, Written& w) {
@@ -85,6 +106,12 @@ void add_options(CLI::App& app, Written& w) {
   app.add_flag("--host-check", w.host_check,
                "also ask nvidia-smi for the driver version and total memory (informative)")
       ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  app.add_option("--import", w.imports,
+                 "after the computation, also import this module of the application in the same "
+                 "interpreter and torch (repeatable; the python probe only)")
+      ->type_name("MODULE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.set_version_flag("--version", std::string("kernodeck-diagnostic ") + kToolVersion);
 }
 
@@ -124,6 +151,15 @@ ParseResult options_of(const Written& w) {
     options.output = w.output;
   }
   options.host_check = w.host_check;
+  for (const std::string& module : w.imports) {
+    if (!is_module_name(module)) {
+      return UsageError{with_hint("--import takes a module's dotted Python name "
+                                  "(torchvision, torchvision.ops), not '" + module + "'")};
+    }
+    if (std::find(options.imports.begin(), options.imports.end(), module) == options.imports.end()) {
+      options.imports.push_back(module);
+    }
+  }
   return options;
 }
 

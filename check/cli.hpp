@@ -17,6 +17,9 @@ struct Options {
   double timeout_s = 30.0;
   std::optional<std::string> output;
   bool host_check = false;
+  // Modules of the application to import after the computation (--import), in order, each
+  // once: dotted Python names ("torchvision", "torchvision.ops").
+  std::vector<std::string> imports;
 };
 
 inline constexpr double kMinTimeoutS = 5.0;

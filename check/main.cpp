@@ -62,6 +62,12 @@ int main(int argc, char** argv) {
     return kd::kUsageExitCode;
   }
   const auto& options = std::get<kd::Options>(parsed);
+  const std::string self = self_executable(argc > 0 ? argv[0] : nullptr);
+  // A usage error the probe that serves tells: before any check runs, nothing on stdout.
+  if (auto refused = kd::refused_for_probe(options, self)) {
+    kd::write_all(2, *refused + "\n");
+    return kd::kUsageExitCode;
+  }
 
   // SIGPIPE is ignored from here on: a stdout whose reader left is EPIPE.
   kd::install_signal_handling(/*catch_interrupts=*/true);
@@ -70,7 +76,6 @@ int main(int argc, char** argv) {
   };
   kd::CheckRun run;
   try {
-    std::string self = self_executable(argc > 0 ? argv[0] : nullptr);
     if (self.empty()) throw std::runtime_error("the check cannot locate its own executable");
     run = kd::run_check(options, self, to_stdout);
   } catch (const std::exception& e) {
@@ -85,6 +90,7 @@ int main(int argc, char** argv) {
   if (!run.stdout_problem.empty()) {
     kd::write_all(2, "kernodeck-diagnostic: " + run.stdout_problem + "\n");
   }
+  for (const std::string& warning : run.warnings) kd::write_all(2, warning + "\n");
   kd::write_all(2, run.verdict + "\n");
   return run.exit_code;
 }

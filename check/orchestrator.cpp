@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include "application.hpp"
 #include "causes.hpp"
 #include "host_check.hpp"
 #include "library_damage.hpp"
@@ -90,7 +91,10 @@ std::optional<WorkerVerdict> verdict_of_end(const RunResult& run, const WorkerFi
     case RunEnd::Deadline:
       return WorkerVerdict{Outcome::Timeout, findings.stage,
                            ErrorInfo{failure_type(Failure::Timeout),
-                                     "no verdict within the time limit; the worker was stopped"},
+                                     "no verdict within the time limit; the worker was stopped" +
+                                         (findings.importing.empty()
+                                              ? std::string()
+                                              : " while importing " + findings.importing)},
                            0, std::nullopt};
     case RunEnd::Exited:
       break;
@@ -142,6 +146,7 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
   sources.capability = capability;
   sources.import = findings.python_import ? &*findings.python_import : nullptr;
   sources.python_version = findings.python_version;
+  sources.extension = findings.extension_failure ? &*findings.extension_failure : nullptr;
   return {outcome, stage, error, 0, words_of(*id, sources, limits, sanitizer)};
 }
 
@@ -366,7 +371,7 @@ bool worker_spec(const std::string& self_exe, const ProbeChoice& probe, WorkerRe
     request.probe_path.clear();
     searched = where.searched;
     spec.argv = python_worker_argv(where.python, in.options.device == Device::Cuda,
-                                   in.options.device_index);
+                                   in.options.device_index, in.options.imports);
     return true;
   }
   if (probe.kind == KD_PROBE_KIND_STABLE_ABI) {
@@ -382,7 +387,7 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
   const Options& options = in.options;
   WorkerFindings& findings = in.findings;
   const Clock::time_point deadline = deadline_in(options.timeout_s);
-  WorkerRequest request{options.device, options.device_index, probe.path, ""};
+  WorkerRequest request{options.device, options.device_index, probe.path, "", options.imports};
   SpawnSpec spec;
   std::string searched;  // how the python probe's interpreter was found
   std::optional<WorkerVerdict> not_started;
@@ -406,15 +411,22 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
       findings.python_version = i->value("python_version", std::string());
       findings.python_environment = i->value("environment", std::string());
     }
+    findings.importing = module_being_imported(answers);
+    const bool whole = answers.done && answers.problem.empty() && run.end == RunEnd::Exited &&
+                       run.status.exited() && run.status.code == 0;
     // Every answer given and the interpreter ended on its own: the stages walked over them.
-    if (answers.done && answers.problem.empty() && run.end == RunEnd::Exited &&
-        run.status.exited() && run.status.code == 0) {
+    // Stopped or dead in the application stage, after the computation: the answers up to there
+    // are walked for their facts, and the verdict is how the run ended.
+    if (whole || (answers.problem.empty() && findings.stage == Stage::Application)) {
       // The interpreter said each stage as it entered it: walking its answers says them again.
-      run_python_answers(answers, request, searched, findings, [&findings](const std::string& line) {
-        const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
-        if (event.is_object() && event.value("event", std::string()) == "stage") return;
-        apply_event(findings, line);
-      });
+      run_python_answers(answers, request, searched, findings,
+                         [&findings, whole](const std::string& line) {
+                           const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
+                           const std::string kind =
+                               event.is_object() ? event.value("event", std::string()) : "";
+                           if (kind == "stage" || (!whole && kind == "outcome")) return;
+                           apply_event(findings, line);
+                         });
     } else if (!answers.problem.empty() && findings.protocol_problem.empty()) {
       findings.protocol_problem = answers.problem;
     }
@@ -429,13 +441,34 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
   return examined_import(std::move(verdict), run, options, request, self_exe, limits, sanitizer);
 }
 
+// A warning for each distribution of the environment made for another torch than the one
+// imported, worded by the catalogue's row for it: the exit code stays the check's.
+std::vector<ReportInput::Warning> application_warnings(const WorkerFindings& findings,
+                                                       const Sanitizer& sanitizer) {
+  std::vector<ReportInput::Warning> warnings;
+  for (const ExtensionImport& e : findings.extension_warnings) {
+    FactSources sources;
+    sources.extension = &e;
+    sources.python_version = findings.python_version;
+    const CauseInfo& row = cause_info(CauseId::ExtensionForOtherTorch);
+    const Cause words = cause_words(row.id, cause_facts(sources, sanitizer));
+    warnings.push_back({Stage::Application, std::string(row.type),
+                        words.what + " " + words.next_action});
+  }
+  return warnings;
+}
+
 // Writes the report to stdout, the last destination. Stdout is a
 // destination like --output: a report it cannot take whole turns a pass into
 // OUTPUT_WRITE_FAILED (the verdict line on stderr says so); a failure keeps
 // its own code.
 CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter& write_stdout) {
   ojson report = build_report(in, sanitizer);
-  CheckRun run{exit_code_of(in.outcome), render_report(report), verdict_line(report), 0, {}};
+  CheckRun run{exit_code_of(in.outcome), render_report(report), verdict_line(report), {}, 0, {}};
+  for (const ReportInput::Warning& w : in.warnings) {
+    run.warnings.push_back("kernodeck-diagnostic: warning (" + std::string(stage_name(w.stage)) +
+                           ", " + w.type + "): " + w.message);
+  }
   int err = write_stdout(run.report);
   if (err == 0) return run;
   run.stdout_problem = std::string("the report could not be written to stdout: ") + strerror(err);
@@ -456,6 +489,25 @@ CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter
 }
 
 }  // namespace
+
+std::optional<std::string> refused_for_probe(const Options& options, const std::string& self_exe) {
+  if (options.imports.empty()) return std::nullopt;
+  const char* override_path = std::getenv(kProbeOverrideVariable);
+  const std::string kind = override_path != nullptr && *override_path != '\0'
+                               ? std::string("override")
+                               : default_probe(self_exe).kind;
+  if (kind == kProbeKindPython) return std::nullopt;
+  const std::string which =
+      kind == KD_PROBE_KIND_LIBTORCH ? "its compiled probe, built against one libtorch"
+      : kind == KD_PROBE_KIND_STABLE_ABI
+          ? "its stable probe, for the torch folder KERNODECK_TORCH_DIR names"
+          : "the fault-injection probe KERNODECK_PROBE_MODULE names";
+  return "kernodeck-diagnostic: error: --import needs the interpreter of the application to "
+         "import its modules with, and this check certifies libtorch through " + which +
+         ", without one; run it with KERNODECK_TORCH_PYTHON naming the application's python "
+         "(or installed into its environment), or without --import\n"
+         "Run 'kernodeck-diagnostic --help' for usage.";
+}
 
 ProbeChoice default_probe(const std::string& self_exe) {
   const std::string dir = dirname_of(self_exe) + "/";
@@ -484,7 +536,7 @@ namespace {
 // fails the file keeps the verdict of the check itself.
 CheckRun finish(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter& write_stdout) {
   // Interrupted after the worker ended: still no report and no file.
-  if (int sig = pending_interrupt(); sig != 0) return CheckRun{1, "", "", sig, {}};
+  if (int sig = pending_interrupt(); sig != 0) return CheckRun{1, "", "", {}, sig, {}};
   const Options& options = in.options;
   if (options.output && in.outcome != Outcome::OutputWriteFailed) {
     in.output_written = true;
@@ -528,16 +580,17 @@ CheckRun run_check(const Options& options, const std::string& self_exe,
   }
 
   WorkerVerdict verdict = run_worker_process(self_exe, probe, in, sanitizer);
-  if (verdict.interrupted != 0) return CheckRun{1, "", "", verdict.interrupted, {}};
+  if (verdict.interrupted != 0) return CheckRun{1, "", "", {}, verdict.interrupted, {}};
   in.outcome = verdict.outcome;
   in.stage = verdict.stage;
   in.error = verdict.error;
   in.cause = verdict.cause;
+  in.warnings = application_warnings(in.findings, sanitizer);
 
   if (options.host_check) {
     int interrupted = 0;
     in.host = run_host_check(interrupted);
-    if (interrupted != 0) return CheckRun{1, "", "", interrupted, {}};
+    if (interrupted != 0) return CheckRun{1, "", "", {}, interrupted, {}};
   }
   return finish(in, sanitizer, write_stdout);
 }

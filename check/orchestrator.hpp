@@ -5,7 +5,9 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 
@@ -22,6 +24,7 @@ struct CheckRun {
   int exit_code = 1;
   std::string report;          // the JSON document, already given to the ReportWriter
   std::string verdict;         // stderr: one line
+  std::vector<std::string> warnings;  // stderr, before the verdict: a line a warning
   int die_signal = 0;          // interrupted: end by this signal instead, with no report
   std::string stdout_problem;  // stderr, before the verdict: stdout could not take the report
 };
@@ -30,6 +33,11 @@ struct CheckRun {
 // through `write_stdout`; the exit code and verdict account for both.
 CheckRun run_check(const Options& options, const std::string& self_exe,
                    const ReportWriter& write_stdout);
+
+// A usage error only the probe that serves can tell: --import asks for the interpreter of the
+// application, which the compiled probe, the stable probe and the suite's fault-injection
+// probe do not have. The message for stderr (exit 2), or nullopt where the options can run.
+std::optional<std::string> refused_for_probe(const Options& options, const std::string& self_exe);
 
 // The run of a check that failed in itself (an exception escaped): still a
 // full report, INTERNAL_ERROR.

@@ -9,7 +9,7 @@ namespace {
 #define OUTCOME(name) Outcome::name, SnakeCase(#name, SnakeCase::kUpper)
 
 // Each row: the outcome, its exit status and what happened; then what to do.
-constexpr std::array<OutcomeInfo, 14> kTable{{
+constexpr std::array<OutcomeInfo, 15> kTable{{
     {OUTCOME(GpuCheckPassed), 0, "Product and gradient were verified on the chosen GPU.",
      "Run a small input of your application next."},
     {OUTCOME(CpuCheckPassed), 0, "Product and gradient were verified on the CPU only.",
@@ -38,12 +38,15 @@ constexpr std::array<OutcomeInfo, 14> kTable{{
      "Treat it as a failure and examine the environment."},
     {OUTCOME(OutputWriteFailed), 12, "The report was not saved where asked.",
      "Use a new, reachable file name."},
+    {OUTCOME(ExtensionImportFailed), 13,
+     "A module of the application asked with --import failed to import with this torch.",
+     "Check its compatibility with the torch package and the backend of this environment."},
 }};
 
 #undef OUTCOME
 
-constexpr std::array<std::string_view, 6> kStages{"import",  "backend", "device",
-                                                  "compute", "output",  "complete"};
+constexpr std::array<std::string_view, 7> kStages{"import",      "backend", "device", "compute",
+                                                  "application", "output",  "complete"};
 
 // The row of each outcome. A switch without a default: an enumerator left
 // out does not compile (-Wswitch), and the assertion below holds the table
@@ -64,6 +67,7 @@ constexpr size_t row_of(Outcome outcome) {
     case Outcome::Timeout: return 11;
     case Outcome::WorkerFailed: return 12;
     case Outcome::OutputWriteFailed: return 13;
+    case Outcome::ExtensionImportFailed: return 14;
   }
   return 2;  // not an enumerator: the INTERNAL_ERROR row
 }

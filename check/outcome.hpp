@@ -54,13 +54,14 @@ enum class Outcome {
   Timeout,
   WorkerFailed,
   OutputWriteFailed,
+  ExtensionImportFailed,
 };
 
 // Exit status of a usage error; it has no report and so no Outcome.
 inline constexpr int kUsageExitCode = 2;
 
 // The stages in the order they are walked.
-enum class Stage { Import, Backend, Device, Compute, Output, Complete };
+enum class Stage { Import, Backend, Device, Compute, Application, Output, Complete };
 
 struct OutcomeInfo {
   Outcome outcome;

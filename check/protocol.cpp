@@ -100,6 +100,37 @@ void merge_execution(WorkerFindings& f, const json& source) {
   }
 }
 
+bool is_nullable_string(const json& v) { return v.is_null() || v.is_string(); }
+bool is_nullable_bool(const json& v) { return v.is_null() || v.is_boolean(); }
+bool is_nullable_seconds(const json& v) { return v.is_null() || is_nonneg_number(v); }
+
+// application.extensions' entries: every key, of its type (null allowed), and no other.
+constexpr Field kExtensionFields[] = {
+    {"module", is_nullable_string},        {"distribution", is_nullable_string},
+    {"version", is_nullable_string},       {"requires_torch", is_nullable_string},
+    {"torch_matches", is_nullable_bool},   {"imported", is_nullable_bool},
+    {"seconds", is_nullable_seconds}};
+
+void merge_application(WorkerFindings& f, const json& source) {
+  if (!source.is_object() || source.size() != 1 || !source.contains("extensions") ||
+      !source["extensions"].is_array()) {
+    f.protocol_problem = "application facts are not {\"extensions\": [...]}";
+    return;
+  }
+  ojson extensions = ojson::array();
+  for (const json& entry : source["extensions"]) {
+    ojson kept;
+    for (const Field& field : kExtensionFields) kept[field.name] = nullptr;
+    if (entry.size() != std::size(kExtensionFields) ||
+        !merge_fields(kept, entry, kExtensionFields, f.protocol_problem)) {
+      if (f.protocol_problem.empty()) f.protocol_problem = "an extension's facts are incomplete";
+      return;
+    }
+    extensions.push_back(std::move(kept));
+  }
+  f.application = {{"extensions", std::move(extensions)}};
+}
+
 }  // namespace
 
 ojson pytorch_skeleton() {
@@ -131,7 +162,7 @@ void apply_stage(WorkerFindings& f, const json& event) {
   auto stage = event.contains("stage") && event["stage"].is_string()
                    ? stage_from_name(event["stage"].get<std::string>())
                    : std::nullopt;
-  if (!stage || *stage < f.stage || *stage > Stage::Compute) {
+  if (!stage || *stage < f.stage || *stage > Stage::Application) {
     note(f, "a stage event names no worker stage in order");
     return;
   }
@@ -147,6 +178,8 @@ void apply_facts(WorkerFindings& f, const json& event) {
       if (!problem.empty()) note(f, problem);
     } else if (key == "execution") {
       merge_execution(f, value);
+    } else if (key == "application") {
+      merge_application(f, value);
     } else {
       note(f, "unknown facts section '" + key + "'");
     }
@@ -167,7 +200,7 @@ void apply_outcome(WorkerFindings& f, const json& event) {
   if (event.contains("stage") && event["stage"].is_string()) {
     stage = stage_from_name(event["stage"].get<std::string>());
   }
-  if ((!stage || *stage > Stage::Compute) && !is_pass(*outcome)) {
+  if ((!stage || *stage > Stage::Application) && !is_pass(*outcome)) {
     note(f, "the outcome event names no stage");
     return;
   }

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,12 +21,16 @@
 #include <vector>
 
 #include "evidence.hpp"
+#include "extension_import.hpp"
 #include "outcome.hpp"
 #include "python_import.hpp"
 
 namespace kd {
 
 using ojson = nlohmann::ordered_json;
+
+// Where a worker's events go, one JSON line each.
+using EventSink = std::function<void(const std::string& line)>;
 
 struct ErrorInfo {
   ErrorInfo() = default;
@@ -55,6 +60,14 @@ struct WorkerFindings {
   std::string python_environment;
   std::vector<std::string> import_warnings;
   std::optional<PythonImport> python_import;
+  // The application layer's (application.hpp): the report's `application` block (null where
+  // the stage was not reached), the facts of the module asked with --import that failed, those
+  // of each distribution made for another torch (a warning each), and the module being imported
+  // when the worker was stopped ("" for none).
+  ojson application = nullptr;
+  std::optional<ExtensionImport> extension_failure;
+  std::vector<ExtensionImport> extension_warnings;
+  std::string importing;
 };
 
 // Parent side: folds one line into the findings; a malformed line is noted

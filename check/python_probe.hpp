@@ -25,9 +25,11 @@ inline constexpr const char* kProbeKindPython = "python";
 // The program, byte for byte as probe/python_probe.py.
 std::string_view python_probe_program();
 
-// The worker's argv: the interpreter running the program for a device and an index. -B: the
-// check writes nothing into the environment it certifies (no __pycache__).
-std::vector<std::string> python_worker_argv(const std::string& python, bool gpu, long long index);
+// The worker's argv: the interpreter running the program for a device, an index and the modules
+// of the application to import after the computation (--import). -B: the check writes nothing
+// into the environment it certifies (no __pycache__).
+std::vector<std::string> python_worker_argv(const std::string& python, bool gpu, long long index,
+                                            const std::vector<std::string>& imports = {});
 
 struct PythonAnswers {
   std::vector<nlohmann::json> answers;  // in the order given

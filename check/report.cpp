@@ -81,7 +81,11 @@ std::string compose_message(const ReportInput& in) {
     }
     case Outcome::Timeout:
       what = "The check was stopped by its " + seconds_text(in.options.timeout_s) +
-             " s time limit during the " + std::string(stage_name(in.stage)) + " stage.";
+             " s time limit during the " + std::string(stage_name(in.stage)) + " stage" +
+             (in.findings.importing.empty() || in.stage != Stage::Application
+                  ? std::string()
+                  : ", importing " + Sanitizer::token(in.findings.importing)) +
+             ".";
       break;
     case Outcome::WorkerFailed:
       what = "The worker process died or left no usable report during the " +
@@ -128,6 +132,40 @@ ojson error_section(const ReportInput& in, const Sanitizer& sanitizer) {
           {"evidence", in.error->evidence ? evidence_json(*in.error->evidence) : ojson(nullptr)}};
 }
 
+// `application`: null where the stage was not reached; else the extensions, each string a
+// token (names and versions) or a specifier, as any outside text.
+ojson application_section(const ReportInput& in, const Sanitizer& sanitizer) {
+  const ojson& found = in.findings.application;
+  if (!found.is_object() || !found.contains("extensions") || in.probe_override) return nullptr;
+  ojson extensions = ojson::array();
+  for (ojson entry : found["extensions"]) {
+    for (const char* key : {"module", "distribution", "version"}) {
+      if (!entry[key].is_string()) continue;
+      const std::string clean = sanitizer.message(Sanitizer::token(entry[key].get<std::string>()));
+      entry[key] = clean.empty() ? ojson(nullptr) : ojson(clean);
+    }
+    if (entry["requires_torch"].is_string()) {
+      const std::string spec = entry["requires_torch"].get<std::string>();
+      const std::string clean = Sanitizer::specifier(spec);
+      // A requirement without a version ("") stays as written; one that is no specifier, null.
+      entry["requires_torch"] = clean.empty() && !spec.empty() ? ojson(nullptr) : ojson(clean);
+    }
+    extensions.push_back(std::move(entry));
+  }
+  return {{"extensions", std::move(extensions)}};
+}
+
+// `warnings`: their words come from the catalogue, filled with facts already sanitized.
+ojson warnings_section(const ReportInput& in) {
+  ojson warnings = ojson::array();
+  for (const ReportInput::Warning& w : in.warnings) {
+    warnings.push_back({{"stage", stage_name(w.stage)},
+                        {"type", w.type},
+                        {"message", w.message}});
+  }
+  return warnings;
+}
+
 }  // namespace
 
 ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
@@ -160,6 +198,8 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
   }
   const ojson host = host_section(in);
   const ojson error = error_section(in, sanitizer);
+  ojson imports = ojson::array();
+  for (const std::string& module : in.options.imports) imports.push_back(module);
   return {
       {"schema_version", 1},
       {"tool",
@@ -175,13 +215,16 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
        {{"device", device_name(in.options.device)},
         {"device_index", in.options.device_index},
         {"timeout_s", timeout_value(in.options.timeout_s)},
-        {"host_check", in.options.host_check}}},
+        {"host_check", in.options.host_check},
+        {"imports", imports}}},
       {"runtime", runtime_section(in)},
       {"pytorch", pytorch},
       {"execution", execution},
+      {"application", application_section(in, sanitizer)},
       {"host", host},
       {"output", {{"requested", in.options.output.has_value()}, {"written", in.output_written}}},
       {"error", error},
+      {"warnings", warnings_section(in)},
   };
 }
 

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 #include "outcome.hpp"
@@ -35,6 +36,14 @@ struct ReportInput {
   // A cause the check recognised (causes.hpp): the message says it instead
   // of the meaning and next action.
   std::optional<Cause> cause;
+  // What the check noticed without failing for it (a distribution made for another torch): the
+  // report's `warnings`, in the order met. Their words come from the catalogue too.
+  struct Warning {
+    Stage stage;
+    std::string type;
+    std::string message;
+  };
+  std::vector<Warning> warnings;
 };
 
 // "what happened. next action." for the report's `message`.

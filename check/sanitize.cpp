@@ -167,4 +167,14 @@ std::string Sanitizer::token(std::string_view text) {
   return std::string(t);
 }
 
+std::string Sanitizer::specifier(std::string_view text) {
+  if (text.size() > 64) return {};
+  for (char c : text) {
+    const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    std::string_view(".*+!=<>~,_-").find(c) != std::string_view::npos;
+    if (!ok) return {};
+  }
+  return std::string(text);
+}
+
 }  // namespace kd

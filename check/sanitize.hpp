@@ -31,6 +31,10 @@ class Sanitizer {
   // [0-9A-Za-z.+_-] and is short; otherwise empty.
   static std::string token(std::string_view text);
 
+  // A version specifier of a distribution's requirement ("==2.9.1", ">=5.3.0,!=8.3.*"): kept
+  // only if it is made of [0-9A-Za-z.*+!=<>~,_-] and is short; otherwise empty.
+  static std::string specifier(std::string_view text);
+
   static constexpr size_t kMaxMessage = 240;
 
   // The secrets it redacts: longest first, each once.

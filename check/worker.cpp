@@ -12,6 +12,7 @@
 #include <sstream>
 #include <utility>
 
+#include "application.hpp"
 #include "causes.hpp"
 #include "loader_error.hpp"
 #include "protocol.hpp"
@@ -58,6 +59,8 @@ class Stages {
     stage_ = stage;
     sink_(stage_event(stage));
   }
+  // A stage a hook entered and said itself (run_stages' after_compute).
+  void enter_quietly(Stage stage) { stage_ = stage; }
   void facts(std::string_view section, const ojson& values) { sink_(facts_event(section, values)); }
   void finish(Outcome outcome, std::optional<ErrorInfo> error = std::nullopt) {
     finish_at(outcome, stage_, std::move(error));
@@ -320,8 +323,8 @@ ojson memory_facts(const kd_probe& probe, const WorkerRequest& request) {
           {"reserved_bytes", m.reserved_bytes >= 0 ? ojson(m.reserved_bytes) : ojson()}};
 }
 
-// compute: the fixed computation, verified here; finishes the run.
-void compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& s,
+// compute: the fixed computation, verified here. False once it has finished the run.
+bool compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& s,
                    kd_error& err) {
   const bool gpu = request.device == Device::Cuda;
   s.enter(Stage::Compute);
@@ -332,7 +335,7 @@ void compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& 
     s.facts("execution", {{"timings_ms", {{"compute", ms_since(compute_start)}}}});
     if (!gpu) {
       s.finish_probe_error(st, err);
-      return;
+      return false;
     }
     GpuFailure f = gpu_failure(probe, request, bounded(err.message, sizeof err.message), false);
     if (auto cause = recognise_compute(f.evidence)) {
@@ -340,7 +343,7 @@ void compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& 
     } else {
       s.finish_probe_error(st, err, std::move(f.evidence));
     }
-    return;
+    return false;
   }
   Verification v = verify(r);
   ojson memory = memory_facts(probe, request);
@@ -356,24 +359,30 @@ void compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& 
                         {"memory", memory}});
   if (!v.product_ok || !v.gradient_ok || !v.loss_ok) {
     s.finish(Outcome::CheckFailed, ErrorInfo{failure_type(Failure::CheckMismatch), v.problem});
-    return;
+    return false;
   }
   if (gpu && r.synchronized == 0) {
     s.finish(Outcome::CheckFailed, ErrorInfo{failure_type(Failure::NotSynchronized),
                                              "results were read without synchronizing the device"});
-    return;
+    return false;
   }
-  s.finish(gpu ? Outcome::GpuCheckPassed : Outcome::CpuCheckPassed);
+  return true;
 }
 
 }  // namespace
 
-void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink) {
+void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink,
+                const StageHook& after_compute) {
   Stages s(sink);
   kd_error err{};
   if (!backend_stage(probe, request, s, err)) return;
   if (!device_stage(probe, request, s, err)) return;
-  compute_stage(probe, request, s, err);
+  if (!compute_stage(probe, request, s, err)) return;
+  if (after_compute) {
+    if (!after_compute(sink)) return;
+    s.enter_quietly(Stage::Application);
+  }
+  s.finish(request.device == Device::Cuda ? Outcome::GpuCheckPassed : Outcome::CpuCheckPassed);
 }
 
 namespace {
@@ -695,7 +704,9 @@ void run_python_answers(const PythonAnswers& answers, const WorkerRequest& reque
   Stages s(sink);
   if (!python_import_stage(answers, request, searched, findings, s)) return;
   g_answers = &answers;
-  run_stages(kAnsweredProbe, request, sink);
+  run_stages(kAnsweredProbe, request, sink, [&](const EventSink& stage_sink) {
+    return application_stage(answers, request.imports, findings, stage_sink);
+  });
   g_answers = nullptr;
   answered_timings(answers, findings);
   answered_driver_library(answers, findings);

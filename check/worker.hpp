@@ -32,13 +32,13 @@ struct WorkerRequest {
   // The torch folder the parent found for a probe that loads libtorch itself (the stable
   // probe, torch_location.hpp); empty otherwise.
   std::string torch_dir;
+  // The modules of the application asked with --import, in order (the python probe's alone).
+  std::vector<std::string> imports;
 };
 
 // argv of the worker, and back.
 std::vector<std::string> worker_argv(const std::string& self_exe, const WorkerRequest& request);
 bool parse_worker_argv(const std::vector<std::string>& args, WorkerRequest& request);
-
-using EventSink = std::function<void(const std::string& line)>;
 
 // What the fixed computation must give (CONTRACT.md, "The fixed computation").
 struct Verification {
@@ -52,8 +52,14 @@ Verification verify(const kd_compute_result& result);
 // Loads the probe module and runs every stage; always ends with an outcome event.
 void run_worker(const WorkerRequest& request, const EventSink& sink);
 
-// The stages after loading, with a probe in hand.
-void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink);
+// A stage after the computation has passed (the application layer's, application.hpp): its
+// events through the sink; false once it has finished the run with its outcome.
+using StageHook = std::function<bool(const EventSink& sink)>;
+
+// The stages after loading, with a probe in hand; `after_compute`, where given, runs once the
+// computation has passed, before the pass is given.
+void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink,
+                const StageHook& after_compute = nullptr);
 
 // The python probe's run, once its interpreter has ended after all its answers
 // (python_probe.hpp): the import as it answered, then the same stages as for every probe, over

@@ -90,6 +90,7 @@ const std::set<std::string>& allowed_extra_keys() {
         "/host/memory_total_mib",
         "/error/type",
         "/error/message",
+        "/application/extensions",
     };
     extra.insert(evidence_keys().begin(), evidence_keys().end());
     return extra;
@@ -124,6 +125,26 @@ std::string arg_value(const std::vector<std::string>& args, const std::string& n
   }
   return {};
 }
+// Every value given to a repeatable option, in order.
+std::vector<std::string> arg_values(const std::vector<std::string>& args, const std::string& name) {
+  std::vector<std::string> values;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == name) values.push_back(args[i + 1]);
+  }
+  return values;
+}
+
+// A name or version token ([0-9A-Za-z._+-]), with `more` characters allowed besides.
+bool is_token(const std::string& text, const std::string& more) {
+  if (text.empty() || text.size() > 64) return false;
+  for (char c : text) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+                    c == '-' || c == '+' || more.find(c) != std::string::npos;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 bool has_arg(const std::vector<std::string>& args, const std::string& name) {
   return std::find(args.begin(), args.end(), name) != args.end();
 }
@@ -159,6 +180,8 @@ class ReportShape {
     const std::string device = requested();
     device_mode(device);
     check_evidence(at("/error/evidence"), "/error/evidence", problems_);
+    application(passed);
+    warnings();
   }
 
  private:
@@ -242,6 +265,10 @@ class ReportShape {
     if (at("/output/requested") != has_arg(a, "--output")) {
       problem("/output/requested does not reflect --output");
     }
+    if (at("/requested/imports") != json(arg_values(a, "--import"))) {
+      problem("/requested/imports " + show(at("/requested/imports")) +
+              " does not list the modules of --import in order");
+    }
     if (!has_arg(a, "--host-check") && !at("/host").is_null()) {
       problem("/host is not null although --host-check was not given");
     }
@@ -253,6 +280,91 @@ class ReportShape {
       }
     }
     return device;
+  }
+
+  // `application` (the application layer, after the computation): null before it is reached;
+  // a pass of the python probe has it; each module asked is listed under its name; every field
+  // of an extension is of its type, its strings names, versions or a specifier, never a path.
+  void application(bool passed) {
+    const json block = at("/application");
+    const std::vector<std::string> asked = arg_values(arguments_, "--import");
+    const std::string stage = at("/stage").is_string() ? at("/stage").get<std::string>() : "";
+    const bool before = stage == "import" || stage == "backend" || stage == "device" ||
+                        stage == "compute";
+    if (!passed && before && !block.is_null()) {
+      problem("/application is not null although the check stopped before the application stage");
+    }
+    if (passed && at("/tool/probe") == "python" && block.is_null()) {
+      problem("a pass of the python probe without its /application block");
+    }
+    if (block.is_null()) return;
+    if (!block.is_object() || !block.contains("extensions") || !block["extensions"].is_array()) {
+      problem("/application is not {\"extensions\": [...]}: " + show(block));
+      return;
+    }
+    std::set<std::string> listed;
+    for (const json& e : block["extensions"]) extension(e, listed);
+    for (const std::string& module : asked) {
+      if (!listed.count(module)) problem("/application/extensions lacks the module asked " + module);
+    }
+    if (at("/code") == "EXTENSION_IMPORT_FAILED" && stage != "application") {
+      problem("EXTENSION_IMPORT_FAILED at stage " + show(at("/stage")) + ", not application");
+    }
+  }
+
+  void extension(const json& e, std::set<std::string>& listed) {
+    static const std::vector<std::string> keys{"module",         "distribution",  "version",
+                                               "requires_torch", "torch_matches", "imported",
+                                               "seconds"};
+    if (!e.is_object() || e.size() != keys.size()) {
+      problem("an extension is not {" + std::string("module, distribution, version, requires_torch, "
+              "torch_matches, imported, seconds}: ") + show(e));
+      return;
+    }
+    for (const std::string& key : keys) {
+      if (!e.contains(key)) problem("an extension lacks " + key + ": " + show(e));
+    }
+    for (const char* key : {"module", "distribution", "version"}) {
+      const json v = e.value(key, json());
+      if (!v.is_null() && !(v.is_string() && is_token(v.get<std::string>(), ""))) {
+        problem(std::string("an extension's ") + key + " is no name or version: " + show(v));
+      }
+    }
+    const json spec = e.value("requires_torch", json());
+    if (!spec.is_null() && !(spec.is_string() && (spec.get<std::string>().empty() ||
+                                                  is_token(spec.get<std::string>(), "*!=<>~,")))) {
+      problem("an extension's requires_torch is no version specifier: " + show(spec));
+    }
+    for (const char* key : {"torch_matches", "imported"}) {
+      const json v = e.value(key, json());
+      if (!v.is_null() && !v.is_boolean()) problem(std::string("an extension's ") + key + " is " + show(v));
+    }
+    const json seconds = e.value("seconds", json());
+    if (!seconds.is_null() && !(seconds.is_number() && seconds.get<double>() >= 0)) {
+      problem("an extension's seconds is " + show(seconds));
+    }
+    if (e.value("requires_torch", json()).is_null() && !e.value("torch_matches", json()).is_null()) {
+      problem("an extension without a requirement on torch says whether torch matches it");
+    }
+    if (e.value("module", json()).is_string()) listed.insert(e["module"].get<std::string>());
+  }
+
+  // `warnings`: what the check noticed without failing, each {stage, type, message}.
+  void warnings() {
+    const json list = at("/warnings");
+    if (!list.is_array()) {
+      problem("/warnings is not a list: " + show(list));
+      return;
+    }
+    for (const json& w : list) {
+      const bool ok = w.is_object() && w.size() == 3 && w.value("stage", json()).is_string() &&
+                      is_contract_stage(w["stage"].get<std::string>()) &&
+                      w.value("type", json()).is_string() &&
+                      is_token(w["type"].get<std::string>(), "") &&
+                      w.value("message", json()).is_string() &&
+                      !w["message"].get<std::string>().empty();
+      if (!ok) problem("a warning is not {stage, type, message}: " + show(w));
+    }
   }
 
   // Where it ran, and the GPU facts, as the device asked allows.
@@ -329,6 +441,12 @@ std::vector<std::string> arguments_from_report(const nlohmann::json& report) {
     const json timeout = requested.value("timeout_s", json());
     if (timeout.is_number()) args.insert(args.end(), {"--timeout", timeout.dump()});
     if (requested.value("host_check", json()) == true) args.push_back("--host-check");
+    const json imports = requested.value("imports", json());
+    if (imports.is_array()) {
+      for (const json& module : imports) {
+        if (module.is_string()) args.insert(args.end(), {"--import", module.get<std::string>()});
+      }
+    }
   }
   const json output = report.value("output", json());
   if (output.is_object() && output.value("requested", json()) == true) {

@@ -30,7 +30,7 @@ std::vector<std::string> report_problems(const json& report, const std::vector<s
                                          std::optional<int> exit_code);
 
 // The check's arguments as the report's `requested` and `output.requested`
-// record them: --device, --device-index, --timeout, --host-check, --output.
+// record them: --device, --device-index, --timeout, --host-check, --import, --output.
 std::vector<std::string> arguments_from_report(const json& report);
 
 // A report read alone (a fleet's, committed evidence without its exit file): judged with the

@@ -10,7 +10,7 @@ const std::vector<ContractOutcome>& contract_outcomes() {
       {"TORCH_MISSING", 3},        {"TORCH_IMPORT_FAILED", 4}, {"GPU_BACKEND_ABSENT", 5},
       {"GPU_UNAVAILABLE", 6},      {"DEVICE_INDEX_INVALID", 7}, {"CHECK_FAILED", 8},
       {"OUT_OF_MEMORY", 9},        {"RUNTIME_ERROR", 9},      {"TIMEOUT", 10},
-      {"WORKER_FAILED", 11},       {"OUTPUT_WRITE_FAILED", 12},
+      {"WORKER_FAILED", 11},       {"OUTPUT_WRITE_FAILED", 12}, {"EXTENSION_IMPORT_FAILED", 13},
   };
   return table;
 }
@@ -23,8 +23,8 @@ std::optional<int> contract_exit_code(const std::string& code) {
 }
 
 const std::vector<std::string>& contract_stages() {
-  static const std::vector<std::string> stages{"import",  "backend", "device",
-                                               "compute", "output",  "complete"};
+  static const std::vector<std::string> stages{"import",      "backend", "device", "compute",
+                                               "application", "output",  "complete"};
   return stages;
 }
 
@@ -49,6 +49,7 @@ const std::vector<std::string>& contract_report_keys() {
       "/requested/device_index",
       "/requested/timeout_s",
       "/requested/host_check",
+      "/requested/imports",
       "/runtime",
       "/runtime/os_family",
       "/runtime/arch",
@@ -78,11 +79,13 @@ const std::vector<std::string>& contract_report_keys() {
       "/execution/timings_ms/device_init",
       "/execution/timings_ms/compute",
       "/execution/memory",
+      "/application",
       "/host",
       "/output",
       "/output/requested",
       "/output/written",
       "/error",
+      "/warnings",
   };
   return keys;
 }

@@ -56,7 +56,8 @@ const char* const kGpuPass = R"({
   "exit_code": 0,
   "stage": "complete",
   "message": "Product and gradient were verified on cuda:0. Run a small input of your application next.",
-  "requested": {"device": "cuda", "device_index": 0, "timeout_s": 30, "host_check": false},
+  "requested": {"device": "cuda", "device_index": 0, "timeout_s": 30, "host_check": false,
+                "imports": []},
   "runtime": {"os_family": "Linux", "arch": "x86_64",
               "check_build": {"compiler": "GCC 12.2.0", "cxx_standard": "C++17",
                               "build_type": "RelWithDebInfo"},
@@ -68,9 +69,11 @@ const char* const kGpuPass = R"({
                 "loss": 196.0, "synchronized": true, "gradient_source": "autograd",
                 "timings_ms": {"load": 1843.2, "device_init": 412.7, "compute": 35.1},
                 "memory": {"allocated_bytes": 512, "reserved_bytes": 2097152}},
+  "application": null,
   "host": null,
   "output": {"requested": false, "written": false},
-  "error": null
+  "error": null,
+  "warnings": []
 })";
 
 const char* const kJunit = R"(<?xml version="1.0" encoding="UTF-8"?>

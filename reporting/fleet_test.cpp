@@ -36,7 +36,8 @@ json report(const std::string& code, int exit_code, const std::string& stage) {
       {"message", passed ? "Product and gradient were verified on the CPU only."
                          : "libtorch was found but failed to load."},
       {"requested",
-       {{"device", "cpu"}, {"device_index", 0}, {"timeout_s", 30}, {"host_check", false}}},
+       {{"device", "cpu"}, {"device_index", 0}, {"timeout_s", 30}, {"host_check", false},
+        {"imports", json::array()}}},
       {"runtime", {{"os_family", "Linux"}, {"arch", "x86_64"}, {"check_build", nullptr},
                    {"torch_source", nullptr}, {"python_environment", nullptr},
                    {"python_version", nullptr}}},
@@ -50,11 +51,13 @@ json report(const std::string& code, int exit_code, const std::string& stage) {
                      {"timings_ms", {{"load", 500.0}, {"device_init", nullptr},
                                      {"compute", when_passed(250.0)}}},
                      {"memory", nullptr}}},
+      {"application", nullptr},
       {"host", nullptr},
       {"output", {{"requested", false}, {"written", false}}},
       {"error", passed ? json(nullptr)
                        : json({{"type", "LoaderError"},
-                               {"message", "libtorch_cpu.so.1.13: file too short"}})}};
+                               {"message", "libtorch_cpu.so.1.13: file too short"}})},
+      {"warnings", json::array()}};
   return r;
 }
 

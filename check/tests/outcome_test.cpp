@@ -33,6 +33,7 @@ const std::vector<ExpectedRow> kContract = {
     {Outcome::Timeout, "TIMEOUT", 10},
     {Outcome::WorkerFailed, "WORKER_FAILED", 11},
     {Outcome::OutputWriteFailed, "OUTPUT_WRITE_FAILED", 12},
+    {Outcome::ExtensionImportFailed, "EXTENSION_IMPORT_FAILED", 13},
 };
 
 // The loops below walk the contract's list; this one walks the check's own
@@ -119,7 +120,8 @@ TEST(Outcome, EveryRowSaysWhatHappenedAndWhatToDo) {
 TEST(Stage, NamesInContractOrder) {
   const std::vector<std::pair<Stage, const char*>> order = {
       {Stage::Import, "import"},   {Stage::Backend, "backend"}, {Stage::Device, "device"},
-      {Stage::Compute, "compute"}, {Stage::Output, "output"},   {Stage::Complete, "complete"},
+      {Stage::Compute, "compute"}, {Stage::Application, "application"},
+      {Stage::Output, "output"},   {Stage::Complete, "complete"},
   };
   for (size_t i = 0; i < order.size(); ++i) {
     EXPECT_EQ(stage_name(order[i].first), order[i].second);

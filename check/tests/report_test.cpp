@@ -25,7 +25,7 @@ const std::vector<Outcome> kAllOutcomes = {
     Outcome::TorchMissing,    Outcome::TorchImportFailed, Outcome::GpuBackendAbsent,
     Outcome::GpuUnavailable,  Outcome::DeviceIndexInvalid, Outcome::CheckFailed,
     Outcome::OutOfMemory,     Outcome::RuntimeError,      Outcome::Timeout,
-    Outcome::WorkerFailed,    Outcome::OutputWriteFailed,
+    Outcome::WorkerFailed,    Outcome::OutputWriteFailed, Outcome::ExtensionImportFailed,
 };
 
 const Sanitizer kNoSecrets({});
@@ -35,15 +35,20 @@ ojson build(const ReportInput& in) { return build_report(in, kNoSecrets); }
 // The shape of CONTRACT.md, "The report"; `tool` may say more than it lists.
 void expect_contract_shape(const ojson& r) {
   EXPECT_EQ(keys_of(r), (Keys{"schema_version", "tool", "status", "code", "exit_code", "stage",
-                              "message", "requested", "runtime", "pytorch", "execution", "host",
-                              "output", "error"}));
+                              "message", "requested", "runtime", "pytorch", "execution",
+                              "application", "host", "output", "error", "warnings"}));
   EXPECT_EQ(r["schema_version"], 1);
   ASSERT_TRUE(r["tool"].is_object());
   Keys tool = keys_of(r["tool"]);
   ASSERT_GE(tool.size(), 2u);
   EXPECT_EQ(tool[0], "name");
   EXPECT_EQ(tool[1], "version");
-  EXPECT_EQ(keys_of(r["requested"]), (Keys{"device", "device_index", "timeout_s", "host_check"}));
+  EXPECT_EQ(keys_of(r["requested"]),
+            (Keys{"device", "device_index", "timeout_s", "host_check", "imports"}));
+  EXPECT_TRUE(r["requested"]["imports"].is_array());
+  EXPECT_TRUE(r["warnings"].is_array());
+  // Only the python probe reaches the application layer.
+  EXPECT_TRUE(r["application"].is_null() || r["application"].is_object());
   EXPECT_EQ(keys_of(r["runtime"]),
             (Keys{"os_family", "arch", "check_build", "torch_source", "python_environment",
                   "python_version"}));

@@ -1,0 +1,118 @@
+// Covers application.hpp: the application stage walked over the python probe's answers, as
+// the check's parent walks them (run_python_answers): the report's block, the warnings, and the
+// first module asked that failed as EXTENSION_IMPORT_FAILED with its cause.
+#include "application.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "causes.hpp"
+#include "worker.hpp"
+
+namespace kd {
+namespace {
+
+// The python probe's answers up to a verified computation on the CPU with torch 2.15.0, then
+// `application`'s lines.
+PythonAnswers answers_with(const std::vector<std::string>& application) {
+  std::vector<std::string> lines = {
+      R"({"event":"answer","call":"interpreter","python_version":"3.11.2","environment":"virtualenv","torch_folder":""})",
+      R"({"event":"answer","call":"import","ok":true,"ms":900.0,"warnings":[],"found":{}})",
+      R"({"event":"answer","call":"library_info","status":0,"version":"2.15.0","cuda_version":"13.2","hip_version":"","backend":1})",
+      R"({"event":"answer","call":"init_device","status":0,"ms":1.0})",
+      R"({"event":"answer","call":"compute","status":0,"ms":2.0,"product":[2,2,6,4],"gradient":[56,28,56,28],"loss":196.0,"synchronized":false,"gradient_source":"autograd"})",
+  };
+  lines.insert(lines.end(), application.begin(), application.end());
+  lines.push_back(R"({"event":"done"})");
+  PythonAnswers answers;
+  for (const std::string& line : lines) EXPECT_TRUE(take_python_line(answers, line)) << line;
+  return answers;
+}
+
+const char* const kListed =
+    R"({"event":"answer","call":"extensions_listed","ms":3.0,"torch_cxx11_abi":true,"distributions":[)"
+    R"({"distribution":"torchvision","version":"0.24.1","requires_torch":"==2.9.1","module":"torchvision","local_tag":""},)"
+    R"({"distribution":"kornia","version":"0.8.0","requires_torch":">=2.0","module":"kornia","local_tag":""}]})";
+
+WorkerFindings walk(const PythonAnswers& answers, const std::vector<std::string>& asked) {
+  WorkerFindings findings;
+  WorkerRequest request{Device::Cpu, 0, "", "", asked};
+  run_python_answers(answers, request, "the python3 on PATH", findings,
+                     [&findings](const std::string& line) { apply_event(findings, line); });
+  EXPECT_EQ(findings.protocol_problem, "");
+  return findings;
+}
+
+TEST(ApplicationStage, EveryRunListsAndAMismatchOnlyWarns) {
+  WorkerFindings f = walk(answers_with({kListed}), {});
+  EXPECT_EQ(f.outcome, Outcome::CpuCheckPassed);
+  EXPECT_EQ(f.stage, Stage::Application);
+  const ojson& extensions = f.application["extensions"];
+  ASSERT_EQ(extensions.size(), 2u);
+  EXPECT_EQ(extensions[0]["distribution"], "torchvision");
+  EXPECT_EQ(extensions[0]["requires_torch"], "==2.9.1");
+  EXPECT_EQ(extensions[0]["torch_matches"], false);
+  EXPECT_TRUE(extensions[0]["imported"].is_null());
+  EXPECT_TRUE(extensions[0]["seconds"].is_null());
+  EXPECT_EQ(extensions[1]["torch_matches"], true);
+  ASSERT_EQ(f.extension_warnings.size(), 1u);
+  EXPECT_EQ(f.extension_warnings[0].distribution, "torchvision");
+}
+
+TEST(ApplicationStage, TheFirstModuleThatFailsIsTheVerdictTheRestNotReached) {
+  const std::vector<std::string> lines = {
+      kListed,
+      R"({"event":"answer","call":"importing","module":"kornia"})",
+      R"({"event":"answer","call":"extension","module":"kornia","ok":true,"distribution":{"distribution":"kornia","version":"0.8.0","requires_torch":">=2.0","module":"kornia","local_tag":""},"cuda_majors":[],"phase":"library","library":"","seconds":0.5})",
+      R"({"event":"answer","call":"importing","module":"torchvision"})",
+      R"({"event":"answer","call":"extension","module":"torchvision","ok":false,"distribution":{"distribution":"torchvision","version":"0.24.1","requires_torch":"==2.9.1","module":"torchvision","local_tag":""},"cuda_majors":["12"],"phase":"import","library":"","seconds":0.01,"facts":{"exception":"RuntimeError","words":"operator torchvision::nms does not exist","missing_module":"","needed_by":"","undefined_symbol":"","symbol_in_torch":false,"requires_missing":[]}})",
+  };
+  WorkerFindings f = walk(answers_with(lines), {"kornia", "torchvision", "torchaudio"});
+  EXPECT_EQ(f.outcome, Outcome::ExtensionImportFailed);
+  EXPECT_EQ(f.outcome_stage, Stage::Application);
+  ASSERT_TRUE(f.error);
+  EXPECT_EQ(f.error->type, "ExtensionForOtherTorch");
+  EXPECT_EQ(f.error->message, "RuntimeError: operator torchvision::nms does not exist");
+  ASSERT_TRUE(f.extension_failure);
+  EXPECT_EQ(f.extension_failure->cuda_majors, std::vector<std::string>{"12"});
+  const ojson& extensions = f.application["extensions"];
+  ASSERT_EQ(extensions.size(), 3u);  // the listed torchvision is the module asked
+  EXPECT_EQ(extensions[0]["imported"], true);
+  EXPECT_EQ(extensions[0]["seconds"], 0.5);
+  EXPECT_EQ(extensions[1]["imported"], false);
+  EXPECT_EQ(extensions[2]["module"], "torchaudio");
+  EXPECT_TRUE(extensions[2]["imported"].is_null());  // never reached
+  EXPECT_TRUE(f.extension_warnings.empty());  // the failure is said once, as the verdict
+}
+
+TEST(ApplicationStage, AnUndefinedSymbolIsShownDemangled) {
+  const std::vector<std::string> lines = {
+      kListed,
+      R"({"event":"answer","call":"importing","module":"kd_twice"})",
+      R"({"event":"answer","call":"extension","module":"kd_twice","ok":false,"distribution":null,"cuda_majors":[],"phase":"import","library":"kd_twice.so","seconds":0.01,"facts":{"exception":"ImportError","words":"/w/kd_twice.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs","missing_module":"","needed_by":"","undefined_symbol":"_ZN3c106detail14torchCheckFailEPKcS2_jRKSs","symbol_in_torch":false,"requires_missing":[]}})",
+  };
+  WorkerFindings f = walk(answers_with(lines), {"kd_twice"});
+  ASSERT_TRUE(f.error);
+  EXPECT_EQ(f.error->type, "ExtensionOtherCxxAbi");
+  EXPECT_EQ(f.error->message,
+            "ImportError: /w/kd_twice.so: undefined symbol: c10::detail::torchCheckFail(char "
+            "const*, char const*, unsigned int, std::string const&)");
+}
+
+TEST(ApplicationStage, AModuleAskedWithoutAnAnswerIsNeverAPass) {
+  const std::vector<std::string> lines = {
+      kListed, R"({"event":"answer","call":"importing","module":"kd_hang"})"};
+  PythonAnswers answers = answers_with(lines);
+  EXPECT_EQ(module_being_imported(answers), "kd_hang");
+  WorkerFindings f = walk(answers, {"kd_hang"});
+  EXPECT_EQ(f.outcome, Outcome::InternalError);
+  EXPECT_EQ(f.application["extensions"][0]["imported"], false);
+  // Without the listing, the stage cannot be judged either.
+  WorkerFindings none = walk(answers_with({}), {});
+  EXPECT_EQ(none.outcome, Outcome::InternalError);
+}
+
+}  // namespace
+}  // namespace kd

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -41,16 +42,42 @@ std::string write_text_file(const std::string& path, const std::string& text) {
   return out.flush() ? "" : "cannot write " + path;
 }
 
-std::string make_virtual_environment(const std::string& folder) {
+std::string make_virtual_environment(const std::string& folder, const std::string& interpreter,
+                                     bool system_site_packages) {
   const char* path = std::getenv("PATH");
-  auto python = kd::find_on_path("python3", path != nullptr ? path : "");
+  auto python = interpreter.empty() ? kd::find_on_path("python3", path != nullptr ? path : "")
+                                    : std::optional<std::string>(interpreter);
   if (!python) return "no python3 on PATH to make a virtual environment with";
   kd::SpawnSpec venv;
   venv.argv = {*python, "-m", "venv", "--without-pip", folder};
+  if (system_site_packages) venv.argv.insert(venv.argv.begin() + 3, "--system-site-packages");
   venv.merge_err_into_out = true;
   kd::RunResult made = kd::run_supervised(venv, kd::deadline_in(60), {});
   if (made.status.exited() && made.status.code == 0) return "";
   return "python3 -m venv failed (" + made.status.describe() + "): " + made.out.data;
+}
+
+std::string virtual_environment_site(const std::string& venv) {
+  for (const std::string& name : kd::folder_entries(venv + "/lib")) {
+    if (name.rfind("python3", 0) == 0) return venv + "/lib/" + name + "/site-packages";
+  }
+  return "";
+}
+
+std::string link_installed(const std::string& folder, const std::string& site,
+                           const std::vector<std::string>& left_out) {
+  const std::vector<std::string> entries = kd::folder_entries(folder);
+  if (entries.empty()) return "nothing installed in " + folder;
+  for (const std::string& name : entries) {
+    if (name.empty() || name[0] == '.' || name == "__pycache__" ||
+        std::find(left_out.begin(), left_out.end(), name) != left_out.end()) {
+      continue;
+    }
+    const std::string from = folder + "/" + name;
+    const std::string to = site + "/" + name;
+    if (symlink(from.c_str(), to.c_str()) != 0) return "cannot link " + name + " into " + site;
+  }
+  return "";
 }
 
 std::vector<std::string> as_user(uid_t uid) {

@@ -30,8 +30,21 @@ using Preparation = std::function<std::string(const std::string& tmp)>;
 std::string write_text_file(const std::string& path, const std::string& text);
 
 // A virtual environment at `folder`, made by the python3 on PATH (python3 -m venv
-// --without-pip): an environment of its own, with nothing installed; "" or why not.
-std::string make_virtual_environment(const std::string& folder);
+// --without-pip): an environment of its own, with nothing installed; "" or why not. With
+// `python` and `system_site_packages`, made by that interpreter, seeing its own site-packages
+// (--system-site-packages: a distribution's torch, installed by its package manager).
+std::string make_virtual_environment(const std::string& folder, const std::string& python = "",
+                                     bool system_site_packages = false);
+
+// The site-packages folder of the virtual environment at `venv` (lib/python3.X/site-packages,
+// as venv made it); "" where there is none.
+std::string virtual_environment_site(const std::string& venv);
+
+// Installs into the site-packages `site` what `folder` holds as pip installed it there (a
+// site-packages, or a folder of pip install --target): each entry linked, but those named in
+// `left_out`, __pycache__ and hidden ones; "" or why not.
+std::string link_installed(const std::string& folder, const std::string& site,
+                           const std::vector<std::string>& left_out = {});
 
 // ---- another user ---------------------------------------------------------------------------
 

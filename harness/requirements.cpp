@@ -171,6 +171,40 @@ std::optional<Unmet> probe_torch_wheel_site(const Runner& r) {
               "pypi variant: KERNODECK_TORCH=pypi)");
 }
 
+// The application layer's distributions of ci/setup, each in its folder.
+const char* const kApplicationDistributions[] = {"torchvision-0.29.2", "torchvision-0.24.1",
+                                                 "pillow-13.0.0", "numpy-2.4.6"};
+
+std::optional<Unmet> probe_application_distributions(const Runner&) {
+  for (const char* folder : kApplicationDistributions) {
+    if (application_distribution(folder).empty()) {
+      return skip(std::string("needs ") + folder + " installed into a folder of its own as pip "
+                  "installs it (ci/setup --torch pypi: .tools/extensions, the build's "
+                  "KERNODECK_EXTENSIONS_DIR); here: " +
+                  (*KERNODECK_EXTENSIONS_DIR == 0 ? "none named" : "not there"));
+    }
+  }
+  return met();
+}
+
+std::optional<Unmet> probe_built_extensions(const Runner&) {
+  for (const char* name : {"kd-twice", "kd-twice-abi0", "kd-cuda-version"}) {
+    if (built_extension(name).empty()) {
+      return skip(std::string("needs the extension ") + name + " built with "
+                  "torch.utils.cpp_extension against the check's torch wheel (the pypi "
+                  "variant's fixtures: a C++ compiler, the Python headers and the CUDA 12 "
+                  "runtime wheel of ci/setup --torch pypi)");
+    }
+  }
+  return met();
+}
+
+std::optional<Unmet> probe_distribution_torch(const Runner&) {
+  if (!distribution_torch_python().empty()) return met();
+  return skip("needs another torch than the wheel's for the same CPython: Debian's "
+              "python3-torch, imported by /usr/bin/python3 (ci/setup --torch pypi)");
+}
+
 std::optional<Unmet> probe_other_python_torch(const Runner&) {
   if (!other_python_torch().site.empty()) return met();
   return skip(std::string("needs a torch wheel's files for another CPython, unpacked as pip "
@@ -382,6 +416,33 @@ const OtherPythonTorch& other_python_torch() {
   return other;
 }
 
+std::string application_distribution(const std::string& folder) {
+  const std::string root = KERNODECK_EXTENSIONS_DIR;
+  if (root.empty() || folder.empty()) return "";
+  const std::string path = root + "/" + folder;
+  return kd::path_exists(path + "/.complete") ? path : "";
+}
+
+std::string built_extension(const std::string& name) {
+  const std::string path = std::string(KERNODECK_BUILT_EXTENSIONS_DIR) + "/" + name;
+  return kd::path_exists(path + ".installed") ? path : "";
+}
+
+const std::string& distribution_torch_python() {
+  static const std::string python = [] {
+    const std::string interpreter = "/usr/bin/python3";
+    if (!kd::path_exists(interpreter)) return std::string();
+    kd::SpawnSpec spec;
+    spec.argv = {interpreter, "-B", "-c", "import torch; print(torch.__file__)"};
+    spec.out = kd::CaptureSpec{true, 64 * 1024, true};
+    kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(60), {});
+    const bool debians = run.status.exited() && run.status.code == 0 &&
+                         run.out.data.rfind("/usr/lib/python3/dist-packages/torch/", 0) == 0;
+    return debians ? interpreter : std::string();
+  }();
+  return python;
+}
+
 std::string torch_wheel_site_packages(const Runner& r) {
   static const std::string site = [&r] {
     std::string why_not;
@@ -429,6 +490,16 @@ std::vector<Entry> runner_and_check_entries() {
       {{R::OtherPythonTorch, "other-python-torch",
         "a torch wheel's files for another CPython, unpacked (ci/setup --torch pypi)"},
        probe_other_python_torch},
+      {{R::ApplicationDistributions, "application-distributions",
+        "torchvision for the check's torch and for another, pillow and numpy, each installed "
+        "into a folder of its own (ci/setup --torch pypi)"},
+       probe_application_distributions},
+      {{R::BuiltExtensions, "built-extensions",
+        "extensions built with torch.utils.cpp_extension against the check's torch wheel"},
+       probe_built_extensions},
+      {{R::DistributionTorch, "distribution-torch",
+        "another torch than the wheel's for the same CPython: Debian's python3-torch"},
+       probe_distribution_torch},
   };
 }
 

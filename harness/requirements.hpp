@@ -31,6 +31,9 @@ enum class Requirement {
   WheelRecord,      // the import's libc10 is a wheel's, its RECORD listing its SHA-256
   TorchWheelSite,   // the site-packages folder of the torch wheel the check's libtorch comes from
   OtherPythonTorch,  // the same torch's files for another CPython (other_python_torch_site)
+  ApplicationDistributions,  // torchvision for the check's torch and for another, pillow, numpy
+  BuiltExtensions,   // extensions built with torch.utils.cpp_extension against the wheel's torch
+  DistributionTorch,  // another torch than the wheel's for the same CPython: Debian's python3-torch
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace
@@ -79,6 +82,18 @@ struct OtherPythonTorch {
   std::string python_version;
 };
 const OtherPythonTorch& other_python_torch();
+
+// A distribution of the application layer installed into a folder of its own, as pip installs
+// it: one of the build's KERNODECK_EXTENSIONS_DIR ("torchvision-0.29.2", as ci/setup --torch pypi
+// names them), or an extension the fixtures built against the wheel's torch ("kd-twice"); ""
+// where there is none.
+std::string application_distribution(const std::string& folder);
+std::string built_extension(const std::string& name);
+
+// The interpreter of another torch than the wheel's, for the same CPython: Debian's
+// /usr/bin/python3 importing its python3-torch from /usr/lib/python3/dist-packages; "" where it
+// does not.
+const std::string& distribution_torch_python();
 
 // Why `c` cannot run here (its first unmet requirement), or nullopt.
 std::optional<Unmet> unmet_requirements(const Case& c);

@@ -1,6 +1,7 @@
 // Layer "cli": the command line. Usage errors exit 2 with a message on
 // stderr and nothing on stdout, write no file and start no worker.
 #include "layer_test.hpp"
+#include "requirements.hpp"
 
 namespace {
 
@@ -31,6 +32,7 @@ std::vector<Case> cli_cases() {
           .expect_stdout_contains("--timeout")
           .expect_stdout_contains("--output")
           .expect_stdout_contains("--host-check")
+          .expect_stdout_contains("--import")
           .expect_stdout_contains("--version"),
       Case("version_prints_version")
           .guards("--version prints the check's name and version and exits 0")
@@ -59,6 +61,14 @@ std::vector<Case> cli_cases() {
       usage("timeout_empty", {"--timeout", ""}, "--timeout"),
       usage("output_missing_value", {"--output"}, "--output"),
       usage("output_empty_name", {"--output", ""}, "--output"),
+      usage("import_not_a_module_name", {"--device", "cpu", "--import", "torch vision"}, "--import"),
+      usage("import_missing_value", {"--device", "cpu", "--import"}, "--import"),
+      usage("import_with_the_fault_probe", {"--device", "cpu", "--import", "torchvision"},
+            "fault-injection probe")
+          .with_fault("gpus=1"),
+      usage("import_with_the_compiled_probe", {"--device", "cpu", "--import", "torchvision"},
+            "compiled probe")
+          .needs(kdh::Requirement::CompiledProbe),
       usage("usage_error_writes_no_file",
             {"--device", "cpu", "--output", "{tmp}/report.json", "--timeout", "1"}, "--timeout")
           .expect_file(Kind::Absent, "report.json"),

@@ -32,14 +32,6 @@ bool link_entry(const std::string& from, const std::string& to) {
   return symlink(from.c_str(), to.c_str()) == 0;
 }
 
-// The environment's site-packages folder: lib/python3.X/site-packages, as venv made it.
-std::string site_of(const std::string& venv) {
-  for (const std::string& name : kd::folder_entries(venv + "/lib")) {
-    if (name.rfind("python3", 0) == 0) return venv + "/lib/" + name + "/site-packages";
-  }
-  return "";
-}
-
 // {tmp}/venv: a virtual environment of the python3 on PATH, its site-packages the wheel's,
 // entry by entry as links, less `left_out`, then changed by `change`.
 std::function<std::string(const std::string&)> python_env(std::set<std::string> left_out,
@@ -48,12 +40,10 @@ std::function<std::string(const std::string&)> python_env(std::set<std::string> 
     const std::string wheel = kdh::torch_wheel_site_packages(kdh::runner());
     if (wheel.empty()) return "no torch wheel's site-packages to make an environment from";
     if (std::string why = kdh::make_virtual_environment(tmp + "/venv"); !why.empty()) return why;
-    const std::string site = site_of(tmp + "/venv");
+    const std::string site = kdh::virtual_environment_site(tmp + "/venv");
     if (site.empty()) return "the virtual environment has no site-packages folder";
-    for (const std::string& name : kd::folder_entries(wheel)) {
-      if (left_out.count(name) != 0 || name == "__pycache__") continue;
-      if (!link_entry(wheel + "/" + name, site + "/" + name)) return "cannot link " + name;
-    }
+    const std::vector<std::string> left(left_out.begin(), left_out.end());
+    if (std::string why = kdh::link_installed(wheel, site, left); !why.empty()) return why;
     return change ? change(site, wheel) : "";
   };
 }

@@ -198,6 +198,7 @@ void seal(Report& report) {
         *attribute = xml_safe(one_line(*attribute));
       for (std::string* text : {&c.body, &c.system_out, &c.promise, &c.declared})
         *text = xml_safe(*text);
+      for (std::string& warning : c.warnings) warning = xml_safe(one_line(warning));
     }
   }
   report.title = xml_safe(one_line(report.title));

@@ -36,6 +36,21 @@ bool is_object_at(const json& doc, const char* pointer) {
   return v != nullptr && v->is_object();
 }
 
+// Each object of `warnings`; anything else in the list is left out, as a field that is not text
+// is read as empty.
+std::vector<ReportWarning> warnings_at(const json& doc) {
+  std::vector<ReportWarning> out;
+  const json* list = field_at(doc, "/warnings");
+  if (list == nullptr || !list->is_array()) return out;
+  for (const json& w : *list) {
+    if (!w.is_object()) continue;
+    // The views quote them on one line, in XML, Markdown and HTML alike.
+    auto text = [&w](const char* pointer) { return xml_safe(one_line(text_at(w, pointer))); };
+    out.push_back({text("/stage"), text("/type"), text("/message")});
+  }
+  return out;
+}
+
 }  // namespace
 
 CheckReport parse_check_report(const std::string& text) {
@@ -76,6 +91,7 @@ CheckReport parse_check_report(const std::string& text) {
     for (const auto& [name, ms] : timings->items())
       if (ms.is_number()) r.seconds += ms.get<double>() / 1000.0;
   }
+  r.warnings = warnings_at(doc);
   return r;
 }
 
@@ -117,6 +133,20 @@ const CheckReport* report_of_case(const CaseReports& reports, const std::string&
   auto found = reports.find(variant + "/" + layer + "." + id);
   if (found == reports.end()) found = reports.find(layer + "." + id);
   return found == reports.end() ? nullptr : &found->second;
+}
+
+std::string warning_line(const ReportWarning& warning) {
+  return warning.type + " (" + warning.stage + "): " + warning.message;
+}
+
+void add_report_warnings(Report& report, const CaseReports& reports) {
+  for (ReportSuite& suite : report.suites) {
+    for (ReportCase& c : suite.cases) {
+      const CheckReport* r = report_of_case(reports, report.variant, c.classname, c.name);
+      if (r == nullptr) continue;
+      for (const ReportWarning& w : r->warnings) c.warnings.push_back(warning_line(w));
+    }
+  }
 }
 
 }  // namespace kd::junit

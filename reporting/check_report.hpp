@@ -11,9 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "junit_report.hpp"
 #include "path_scrub.hpp"
 
 namespace kd::junit {
+
+// One entry of a report's `warnings`: what the check noticed without failing for it (a
+// distribution made for another torch). The exit code stays that of the verdict; the views show
+// it beside the case, whatever its verdict. Each text is one line, safe for XML 1.0.
+struct ReportWarning {
+  std::string stage;    // where it was noticed: "application"
+  std::string type;     // which: "ExtensionForOtherTorch", an error_type of the cause catalogue
+  std::string message;  // the catalogue's sentences with the facts of the run
+};
 
 struct CheckReport {
   std::string text;     // as the page shows it: the file, its paths scrubbed, or pretty-printed
@@ -35,6 +45,7 @@ struct CheckReport {
   bool has_host = false;                           // host is an object
   std::string host_status, driver_version;         // host.*
   double seconds = 0;                              // execution.timings_ms, summed, in seconds
+  std::vector<ReportWarning> warnings;             // warnings, in the order the check met them
 
   // Made by one of the check's real probes (tool.probe "libtorch", the compiled probe,
   // "stable_abi" or "python", the interpreter's own import), not through the fault-injection
@@ -70,5 +81,13 @@ using CaseReports = std::map<std::string, CheckReport>;
 // The report of one case: under its variant's key first, then its own; nullptr for none.
 const CheckReport* report_of_case(const CaseReports& reports, const std::string& variant,
                                   const std::string& layer, const std::string& id);
+
+// "<type> (<stage>): <message>", a warning as the case's line in junit.xml says it.
+std::string warning_line(const ReportWarning& warning);
+
+// Each case of `report` (of its variant) gets the warnings of its report (ReportCase::warnings),
+// so that junit.xml carries them beside its promise; the summary and the page read them from the
+// reports themselves, as they read the causes.
+void add_report_warnings(Report& report, const CaseReports& reports);
 
 }  // namespace kd::junit

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "certificate.hpp"
+#include "junit_text.hpp"
 #include "summary.hpp"
 
 namespace kd::junit {
@@ -16,11 +17,18 @@ std::string_view page_style();
 
 namespace {
 
+// A warning of a case's report, and the catalogue's cause its type names (nullptr for none).
+struct HtmlWarning {
+  const ReportWarning* warning = nullptr;
+  const CauseRow* row = nullptr;
+};
+
 struct HtmlCase {
   std::string variant, layer, id, verdict, message, body, promise, declared;
   std::string anchor;                      // the id of its element, "case-<n>"
   const CheckReport* json = nullptr;       // the check's report of it, when there is one
   std::optional<MetCause> cause;           // the catalogue's cause that report names
+  std::vector<HtmlWarning> warnings;       // that report's warnings, in its order
 };
 
 struct LayerState {
@@ -131,6 +139,26 @@ HtmlReport html_report(const Report& report) {
   return r;
 }
 
+// How many warnings the cases' reports hold, and in how many cases: a line under the counts,
+// since a warning changes no count.
+void write_warning_count(std::ostringstream& h, const HtmlReport& r) {
+  std::size_t warnings = 0, cases = 0;
+  for (const auto& [layer, list] : r.by_layer) {
+    for (const HtmlCase& c : list) {
+      warnings += c.warnings.size();
+      if (!c.warnings.empty()) ++cases;
+    }
+  }
+  h << "<p id=\"warnings\" data-warnings=\"" << warnings << "\">";
+  if (warnings == 0) {
+    h << "No warning in the cases' reports.</p>\n";
+    return;
+  }
+  h << plural(warnings, "warning", "warnings") << " in the reports of "
+    << plural(cases, "case", "cases") << " (marked below): what the check noticed without "
+    << "failing for it, which changes no verdict and no exit code.</p>\n";
+}
+
 void write_head(std::ostringstream& h, const HtmlReport& r) {
   const Counts& counts = r.counts;
   const bool certified = counts.failures == 0 && counts.errors == 0;
@@ -151,6 +179,7 @@ void write_head(std::ostringstream& h, const HtmlReport& r) {
     << "included): " << counts.passed << " passed, "
     << counts.failures << " failed, " << counts.errors << " errors, " << counts.skipped
     << " skipped.</p>\n";
+  write_warning_count(h, r);
 }
 
 // The environment: one column per variant; then each certificate's statement.
@@ -181,9 +210,9 @@ void write_environment(std::ostringstream& h, const HtmlReport& r) {
   }
 }
 
-// The ladder: compute at the top, import at the bottom; `own`, when given, in its place.
+// The ladder: application at the top, import at the bottom; `own`, when given, in its place.
 void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::string& own) {
-  h << "<h2>The four layers</h2>\n";
+  h << "<h2>The layers</h2>\n";
   if (!own.empty()) {
     h << own;
     return;
@@ -222,6 +251,25 @@ void write_case_cause(std::ostringstream& h, const HtmlCase& c) {
   h << "</div>\n";
 }
 
+// Each warning of the case's report, whatever its verdict: where it was noticed, its type (a
+// link to the catalogue's row when it names a cause) and the check's words.
+void write_case_warnings(std::ostringstream& h, const HtmlCase& c) {
+  if (c.warnings.empty()) return;
+  h << "<div class=\"warnings\" data-warnings=\"" << c.warnings.size() << "\">\n";
+  for (const HtmlWarning& hw : c.warnings) {
+    const ReportWarning& w = *hw.warning;
+    h << "<div class=\"warning\" data-warning-type=\"" << html_escape(w.type)
+      << "\" data-stage=\"" << html_escape(w.stage) << "\">Warning";
+    if (!w.stage.empty()) h << ", " << html_escape(w.stage) << " stage";
+    h << ": <code>" << html_escape(w.type) << "</code>";
+    if (hw.row != nullptr)
+      h << " (<a href=\"#cause-" << html_escape(hw.row->key) << "\">"
+        << html_escape(hw.row->title) << "</a>)";
+    h << ": " << html_escape(w.message) << "</div>\n";
+  }
+  h << "</div>\n";
+}
+
 void write_case(std::ostringstream& h, const HtmlCase& c) {
   h << "<div class=\"case\" data-case=\"" << html_escape(c.layer + "." + c.id)
     << "\" data-verdict=\"" << c.verdict << "\"";
@@ -240,6 +288,7 @@ void write_case(std::ostringstream& h, const HtmlCase& c) {
     h << "<div class=\"reason\">" << html_escape(c.message) << "</div>\n";
   }
   write_case_cause(h, c);
+  write_case_warnings(h, c);
   if (failed(c)) {
     h << "<details><summary>What went wrong</summary><pre>" << html_escape(c.body)
       << "</pre></details>\n";
@@ -274,32 +323,49 @@ void write_cases(std::ostringstream& h, const HtmlReport& r) {
   }
 }
 
-// Each case's report, and the cause of the catalogue it names.
+// Each case's report, the cause of the catalogue it names, and its warnings.
 void attach_reports(HtmlReport& r, const CaseReports& case_json, const Causes& causes) {
   for (auto& [layer, cases] : r.by_layer) {
     for (HtmlCase& c : cases) {
       c.json = report_of_case(case_json, c.variant, c.layer, c.id);
-      if (c.json != nullptr) c.cause = cause_met(causes, *c.json);
+      if (c.json == nullptr) continue;
+      c.cause = cause_met(causes, *c.json);
+      for (const ReportWarning& w : c.json->warnings)
+        c.warnings.push_back({&w, w.type.empty() ? nullptr : causes.by_type(w.type)});
     }
   }
 }
 
-// The cases of the page that met each cause, by its key, in page order.
-std::map<std::string, std::vector<const HtmlCase*>> cases_by_cause(const HtmlReport& r) {
-  std::map<std::string, std::vector<const HtmlCase*>> met;
+// A case that met a cause: its report's error.type names it, or only one of its warnings.
+struct MetBy {
+  const HtmlCase* c = nullptr;
+  bool warned = false;
+};
+
+// The cases of the page that met each cause, by its key, in page order: in error.type, or in a
+// warning's type (once per case).
+std::map<std::string, std::vector<MetBy>> cases_by_cause(const HtmlReport& r) {
+  std::map<std::string, std::vector<MetBy>> met;
   for (const std::string& layer : layer_order(r)) {
     const auto found = r.by_layer.find(layer);
     if (found == r.by_layer.end()) continue;
-    for (const HtmlCase& c : found->second)
-      if (c.cause) met[c.cause->row->key].push_back(&c);
+    for (const HtmlCase& c : found->second) {
+      if (c.cause) met[c.cause->row->key].push_back({&c, false});
+      for (const HtmlWarning& w : c.warnings) {
+        if (w.row == nullptr) continue;
+        std::vector<MetBy>& cases = met[w.row->key];
+        if (std::none_of(cases.begin(), cases.end(), [&c](const MetBy& m) { return m.c == &c; }))
+          cases.push_back({&c, true});
+      }
+    }
   }
   return met;
 }
 
 // One row: the cause, and the cases that met it, each a link to its case.
-void write_cause_row(std::ostringstream& h, const CauseRow& row,
-                     const std::vector<const HtmlCase*>& met) {
-  const bool by_failed = std::any_of(met.begin(), met.end(), [](auto* c) { return failed(*c); });
+void write_cause_row(std::ostringstream& h, const CauseRow& row, const std::vector<MetBy>& met) {
+  const bool by_failed = std::any_of(met.begin(), met.end(),
+                                     [](const MetBy& m) { return !m.warned && failed(*m.c); });
   h << "<tr id=\"cause-" << html_escape(row.key) << "\" data-cause=\"" << html_escape(row.key)
     << "\" data-error-type=\"" << html_escape(row.error_type) << "\" data-met=\"" << met.size()
     << "\"" << (met.empty() ? "" : by_failed ? " class=\"met by-failed\"" : " class=\"met\"")
@@ -308,10 +374,12 @@ void write_cause_row(std::ostringstream& h, const CauseRow& row,
     << html_escape(row.next_action) << "</td><td>";
   if (met.empty()) h << "-";
   for (std::size_t i = 0; i < met.size(); ++i) {
-    const HtmlCase& c = *met[i];
-    h << (i ? ", " : "") << "<a href=\"#" << c.anchor << "\" class=\"" << (failed(c) ? "failed" : c.verdict)
-      << "\">" << html_escape(c.layer + "." + c.id)
-      << (c.variant.empty() ? std::string() : " [" + html_escape(c.variant) + "]") << "</a>";
+    const HtmlCase& c = *met[i].c;
+    h << (i ? ", " : "") << "<a href=\"#" << c.anchor << "\" class=\""
+      << (met[i].warned ? "warned" : failed(c) ? "failed" : c.verdict) << "\">"
+      << html_escape(c.layer + "." + c.id)
+      << (c.variant.empty() ? std::string() : " [" + html_escape(c.variant) + "]") << "</a>"
+      << (met[i].warned ? " (a warning)" : "");
   }
   h << "</td></tr>\n";
 }
@@ -326,11 +394,12 @@ void write_causes(std::ostringstream& h, const HtmlReport& r, const Causes& caus
     return;
   }
   h << "<p>Within a failing layer the check names the cause it recognises in its report's "
-    << "<code>error.type</code>; each has its next action. " << met.size() << " of "
+    << "<code>error.type</code>, and a warning, noticed without failing, names one in its "
+    << "<code>type</code>; each has its next action. " << met.size() << " of "
     << causes.rows.size() << " met by this run's cases (marked, with the cases).</p>\n"
     << "<table id=\"cause-table\">\n<tr><th>layer</th><th>cause</th><th>error.type</th>"
     << "<th>next action</th><th>met in this run by</th></tr>\n";
-  static const std::vector<const HtmlCase*> none;
+  static const std::vector<MetBy> none;
   for (const CauseRow& row : causes.rows) {
     const auto found = met.find(row.key);
     write_cause_row(h, row, found == met.end() ? none : found->second);

@@ -253,5 +253,116 @@ TEST(JunitHtml, WithoutACatalogueNoCaseNamesACause) {
   EXPECT_NE(case_element(html, "import.bad").find("The check's JSON report"), std::string::npos);
 }
 
+// A certified run whose passed case cli.ok warns, and with `failing` a case of the application
+// layer that failed there, its report naming a cause of the application layer.
+std::string warning_page(bool failing) {
+  Report report = certified_report(false);
+  if (failing)
+    report.suites.push_back({"application", {{"application", "torchvision", 1, Verdict::Failure,
+                                              "assertion", "exit code 13", "the body", ""}}});
+  seal(report);
+  const CaseReports json{
+      {"cli.ok", check(report_warning("passed"))},
+      {"application.torchvision", check(report_warning("failed", "ExtensionImportError"))}};
+  return certificate_html(report, json, application_causes());
+}
+
+TEST(JunitHtml, APassedCaseWithAWarningStaysPassedAndShowsTheWarning) {
+  const std::string html = warning_page(false);
+  EXPECT_NE(html.find("data-certified=\"yes\">"), std::string::npos) << html;
+  const std::string ok = case_element(html, "cli.ok");
+  ASSERT_FALSE(ok.empty()) << html;
+  EXPECT_NE(ok.find("data-verdict=\"passed\""), std::string::npos) << ok;
+  EXPECT_NE(ok.find("<span class=\"passed\">passed</span>"), std::string::npos) << ok;
+  // Its stage, its type linked to the catalogue's row, and the words escaped.
+  EXPECT_NE(ok.find("<div class=\"warnings\" data-warnings=\"1\">\n<div class=\"warning\" "
+                    "data-warning-type=\"ExtensionForOtherTorch\" data-stage=\"application\">"
+                    "Warning, application stage: <code>ExtensionForOtherTorch</code> (<a "
+                    "href=\"#cause-extension_for_other_torch\">an extension made for another "
+                    "torch</a>): torchvision (torchvision 0.24.1) is made for torch==2.9.1, and "
+                    "this environment&#39;s torch is 2.15.0+cu132 (CUDA 13.2). Let pip choose the "
+                    "torchvision release made for this torch: python -m pip install --upgrade "
+                    "&quot;torch==2.15.0&quot; torchvision &lt;b&gt;|&lt;/b&gt; with this "
+                    "environment&#39;s python.</div>\n</div>\n"),
+            std::string::npos)
+      << ok;
+  EXPECT_EQ(html.find("<b>"), std::string::npos) << html;
+  // A warning names no cause of a failure, and says no reason.
+  EXPECT_EQ(ok.find("class=\"cause"), std::string::npos) << ok;
+  EXPECT_EQ(ok.find("class=\"reason\""), std::string::npos) << ok;
+  EXPECT_EQ(ok.find("What went wrong"), std::string::npos) << ok;
+  // Counted under the counts, which it does not change.
+  EXPECT_NE(html.find("<p id=\"warnings\" data-warnings=\"1\">1 warning in the reports of 1 case "
+                      "(marked below): what the check noticed without failing for it, which "
+                      "changes no verdict and no exit code.</p>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("data-tests=\"3\" data-passed=\"2\" data-failed=\"0\""),
+            std::string::npos)
+      << html;
+  // The catalogue's row is met by the warning, linked to the case.
+  const std::string anchor = case_anchor(ok);
+  ASSERT_FALSE(anchor.empty());
+  EXPECT_NE(html.find("<tr id=\"cause-extension_for_other_torch\" data-cause=\""
+                      "extension_for_other_torch\" data-error-type=\"ExtensionForOtherTorch\" "
+                      "data-met=\"1\" class=\"met\"><td>application</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<a href=\"#" + anchor + "\" class=\"warned\">cli.ok [pypi]</a> (a "
+                      "warning)</td></tr>"),
+            std::string::npos)
+      << html;
+}
+
+TEST(JunitHtml, WithoutWarningsThePageSaysSo) {
+  const std::string html = certificate_html(html_report(), {}, {});
+  EXPECT_NE(html.find("<p id=\"warnings\" data-warnings=\"0\">No warning in the cases' "
+                      "reports.</p>"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.find("class=\"warning"), std::string::npos) << html;
+}
+
+TEST(JunitHtml, AFailedCaseOfTheApplicationLayerShowsItsCauseAndTheLadderTheLayer) {
+  const std::string html = warning_page(true);
+  const std::string failed = case_element(html, "application.torchvision");
+  ASSERT_FALSE(failed.empty()) << html;
+  EXPECT_NE(failed.find("<div class=\"cause\" data-cause=\"extension_import_error\">\n<div "
+                        "class=\"cause-title\">Cause: <a href=\"#cause-extension_import_error\">"
+                        "an extension&#39;s import failed, cause not recognised</a> (<code>"
+                        "ExtensionImportError</code>), application layer, "
+                        "EXTENSION_IMPORT_FAILED (13)</div>\n<div class=\"next-action\">Next "
+                        "action: Run python -c &quot;import {ext_module}&quot; with that "
+                        "interpreter to see the whole error.</div>\n<div class=\"said\">The "
+                        "check said: the check said so.</div>\n</div>\n"),
+            std::string::npos)
+      << failed;
+  // Its warning too, below the cause.
+  EXPECT_LT(failed.find("<div class=\"cause\""), failed.find("<div class=\"warning\""))
+      << failed;
+  // The application layer is the ladder's last rung, after compute.
+  const std::size_t compute = html.find("<li class=\"skipped\" data-layer=\"compute\"");
+  const std::size_t application = html.find("<li class=\"failed\" data-layer=\"application\" "
+                                            "data-state=\"failed\"><strong>application</strong>: "
+                                            "failed (0 passed, 1 failed, 0 skipped)</li>");
+  ASSERT_NE(compute, std::string::npos) << html;
+  ASSERT_NE(application, std::string::npos) << html;
+  EXPECT_LT(compute, application);
+  EXPECT_NE(html.find("<section class=\"layer\" data-layer=\"application\">"), std::string::npos)
+      << html;
+  // Its cause's row is met by the failure; the warning's by both cases.
+  EXPECT_NE(html.find("data-error-type=\"ExtensionImportError\" data-met=\"1\" class=\"met "
+                      "by-failed\"><td>application</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("data-error-type=\"ExtensionForOtherTorch\" data-met=\"2\" class=\"met\">"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<p id=\"warnings\" data-warnings=\"2\">2 warnings in the reports of 2 "
+                      "cases"),
+            std::string::npos)
+      << html;
+}
+
 }  // namespace
 }  // namespace kd::junit

@@ -5,7 +5,8 @@
 # --json); headless Chromium renders the page, and the DOM it built must hold the exact counts
 # kernodeck-junit printed, the environment's values, the ladder, the embedded JSON report, the
 # failed case's cause and next action as the catalogue words them, and one row of the causes
-# section per cause of the catalogue, the one met linked to its case. Then a screenshot:
+# section per cause of the catalogue, the one met linked to its case, those of the application
+# layer among them; a passed case's warning on its case, linked to its cause. Then a screenshot:
 # REPORTS_DIR/certificate.png. Fails, never skips, without chromium (./ci/setup --html).
 #
 # usage: html_test.sh SAMPLE KERNODECK_JUNIT SOURCE_ROOT REPORTS_DIR CAUSES_JSON
@@ -37,13 +38,16 @@ for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run
   "$sample" "--gtest_filter=$name" "--gtest_output=xml:$work/gtest/${name//\//_}.xml" \
     >/dev/null 2>&1 || true
 done
-# The check's report of one case, by the real probe: the environment's facts.
+# The check's report of one case, by the real probe: the environment's facts, and a warning
+# of the application stage, which leaves the case passed.
 cat >"$work/cases/cli.usage_ok.json" <<'EOF'
 {"tool": {"name": "kernodeck-diagnostic", "version": "9.8.7", "probe": "libtorch"},
- "code": "GPU_CHECK_PASSED", "requested": {"device": "cuda"},
+ "status": "passed", "code": "GPU_CHECK_PASSED", "exit_code": 0, "requested": {"device": "cuda"},
  "pytorch": {"version": "2.15.0", "cuda": "13.2", "hip": null, "backend": "cuda",
              "visible_device_count": 1},
- "execution": {"device_name": "NVIDIA Sample <GPU>", "capability": "9.0"}, "host": null}
+ "execution": {"device_name": "NVIDIA Sample <GPU>", "capability": "9.0"}, "host": null,
+ "warnings": [{"stage": "application", "type": "ExtensionForOtherTorch",
+               "message": "torchvision (torchvision 0.24.1) is made for torch==2.9.1, and this environment's torch is 2.15.0+cu132 (CUDA 13.2). Let pip choose the torchvision release made for this torch: python -m pip install --upgrade \"torch==2.15.0\" torchvision <b>, with this environment's python."}]}
 EOF
 # The failed case's report names a cause of the catalogue (the fault-injecting probe's: no fact
 # of the machine comes from it).
@@ -91,8 +95,12 @@ class Dom(html.parser.HTMLParser):
             self.out.append(f"anchor {a.get('id')}={self.case}")
         if tag == "div" and a.get("class") == "cause":
             self.out.append(f"case {self.case} cause={a.get('data-cause')}")
-        if tag == "div" and a.get("class") == "next-action":
+        if tag == "div" and a.get("class") in ("next-action", "warning"):
             self.text = ""
+        if tag == "div" and a.get("class") == "warning":
+            self.out.append(f"case {self.case} warning={a.get('data-warning-type')}")
+        if tag == "p" and a.get("id") == "warnings":
+            self.out.append(f"warnings={a.get('data-warnings')}")
         if tag == "section" and a.get("id") == "causes":
             self.out.append(f"causes section={a.get('data-causes')} met={a.get('data-met')}")
         if tag == "tr" and "data-cause" in a:
@@ -155,30 +163,49 @@ expect "env kernodeck.gpu.model=NVIDIA Sample <GPU>"
 expect "env kernodeck.gpu.declared=yes"
 expect "layer import=not run"
 expect "layer compute=not run"
+expect "layer application=not run"
 expect "case cli.usage_ok=passed"
 expect "case cli.report_mismatch=failed"
 expect "case cli.needs_gpu=skipped"
 expect "case probe.healthy=passed"
 expect "json embedded"
+# The passed case's warning; it stays passed, and the run is counted as before (above).
+expect "warnings=1"
+expect "case cli.usage_ok warning=ExtensionForOtherTorch"
+[[ $(grep -c ' warning=' "$work/dom.txt") == 1 ]] || fail "not one case shows a warning"
 # The catalogue's words for the failed case's cause, and one row per cause of the catalogue.
 python3 - "$causes" >"$work/causes.txt" <<'EOF'
 import json, sys
 rows = json.load(open(sys.argv[1], encoding="utf-8"))
 hidden = [r for r in rows if r["error_type"] == "GpusHidden"]
+other_torch = [r for r in rows if r["error_type"] == "ExtensionForOtherTorch"]
 print(len(rows))
 print(hidden[0]["key"] if hidden else "(GpusHidden is not in the catalogue)")
 print(hidden[0]["next_action"] if hidden else "")
+print(other_torch[0]["key"] if other_torch else "(ExtensionForOtherTorch is not in the catalogue)")
+print(other_torch[0]["title"] if other_torch else "")
+print(" ".join(r["key"] for r in rows if r["stage"] == "application"))
 EOF
-{ read -r rows; read -r hidden; read -r next_action; } <"$work/causes.txt"
+{ read -r rows; read -r hidden; read -r next_action; read -r other_torch; read -r other_title
+  read -r application; } <"$work/causes.txt"
 [[ $rows -gt 0 ]] || fail "the catalogue $causes holds no cause"
-expect "causes section=$rows met=1"
+# The warning's words as the report has them, its type linked to the catalogue's cause, whose row
+# it marks as met.
+expect "case cli.usage_ok Warning, application stage: ExtensionForOtherTorch ($other_title): torchvision (torchvision 0.24.1) is made for torch==2.9.1, and this environment's torch is 2.15.0+cu132 (CUDA 13.2). Let pip choose the torchvision release made for this torch: python -m pip install --upgrade \"torch==2.15.0\" torchvision <b>, with this environment's python."
+expect "cause row $other_torch met=1"
+# Each cause of the application layer has its row.
+[[ -n $application ]] || fail "the catalogue $causes holds no cause of the application layer"
+for key in $application; do
+  grep -q "^cause row $key met=" "$work/dom.txt" || fail "the causes section has no row $key"
+done
+expect "causes section=$rows met=2"
 [[ $(grep -c '^cause row ' "$work/dom.txt") == "$rows" ]] ||
   fail "the causes section has $(grep -c '^cause row ' "$work/dom.txt") rows, the catalogue $rows"
 expect "case cli.report_mismatch cause=$hidden"
 expect "case cli.report_mismatch Next action: $next_action"
 expect "cause row $hidden met=1"
-[[ $(grep -c '^cause row .* met=0$' "$work/dom.txt") == $((rows - 1)) ]] ||
-  fail "other causes than $hidden are marked as met"
+[[ $(grep -c '^cause row .* met=0$' "$work/dom.txt") == $((rows - 2)) ]] ||
+  fail "other causes than $hidden and $other_torch are marked as met"
 # The met cause links to the failed case's element.
 link=$(sed -n "s/^cause $hidden links //p" "$work/dom.txt")
 [[ -n $link ]] && grep -qxF "anchor $link=cli.report_mismatch" "$work/dom.txt" ||

@@ -36,10 +36,17 @@ struct ReportCase {
   // the case's ".started" mark); empty when GoogleTest recorded none. localize() makes it
   // relative and adds "Case declared at <it>" to the body of each skip, failure and error.
   std::string declared = {};
+  // What the check noticed without failing, as its report of the case says (its `warnings`), one
+  // line each, "<type> (<stage>): <message>": written after the promise and the declaration in
+  // <system-out>, "Warning: <line>", whatever the verdict, which they never change.
+  std::vector<std::string> warnings = {};
 };
 
 // The first line of a case's <system-out> that states its promise.
 inline constexpr const char* kPromisePrefix = "Promise: ";
+
+// The lines of a case's <system-out> after its promise and declaration, one per warning.
+inline constexpr const char* kWarningPrefix = "Warning: ";
 
 // The line localize() ends a skip's, failure's or error's body with.
 inline constexpr const char* kDeclaredPrefix = "Case declared at ";
@@ -54,9 +61,11 @@ struct ReportSuite {
   std::optional<double> time = {};
 };
 
-// The layers of the contract, bottom up, in the order the check walks them: each needs the one
-// below to hold. The one list the page's ladder and the fleet view use.
-inline constexpr const char* kLayers[] = {"import", "backend", "device", "compute"};
+// The layers of the contract, bottom up, in the order the check walks them (its stages before
+// output and complete): each needs the one below to hold. The one list the page's ladder and the
+// fleet view use.
+inline constexpr const char* kLayers[] = {"import", "backend", "device", "compute",
+                                          "application"};
 
 struct Counts {
   std::size_t tests = 0, passed = 0, failures = 0, errors = 0, skipped = 0;

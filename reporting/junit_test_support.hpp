@@ -195,4 +195,52 @@ inline CheckReport check_naming(const std::string& type, const std::string& mess
   return check(report_naming(type, message));
 }
 
+// The warning a torchvision made for another torch gives, as the check words it, with markup, a
+// pipe and a newline in its words so that every view shows them escaped, on one line.
+inline const char* const kSampleWarningMessage =
+    "torchvision (torchvision 0.24.1) is made for torch==2.9.1, and this environment's torch is "
+    "2.15.0+cu132 (CUDA 13.2). Let pip choose the torchvision release made for this torch: "
+    "python -m pip install --upgrade \\\"torch==2.15.0\\\" torchvision <b>|</b>\\nwith this "
+    "environment's python.";
+
+// kSampleWarningMessage as a view shows it: the JSON escapes read, the newline a space.
+inline const char* const kSampleWarningWords =
+    "torchvision (torchvision 0.24.1) is made for torch==2.9.1, and this environment's torch is "
+    "2.15.0+cu132 (CUDA 13.2). Let pip choose the torchvision release made for this torch: "
+    "python -m pip install --upgrade \"torch==2.15.0\" torchvision <b>|</b> with this "
+    "environment's python.";
+
+// The check's JSON report with `status` ("passed" or "failed", with `error_type` in its error)
+// whose warnings hold one ExtensionForOtherTorch of the application stage.
+inline std::string report_warning(const std::string& status,
+                                  const std::string& error_type = "") {
+  const std::string error =
+      error_type.empty() ? "null"
+                         : "{\"type\": \"" + error_type + "\", \"message\": \"import failed\"}";
+  return "{\"tool\": {\"name\": \"kernodeck-diagnostic\"}, \"status\": \"" + status +
+         "\", \"stage\": \"" + (status == "passed" ? "complete" : "application") +
+         "\", \"message\": \"the check said so.\", \"error\": " + error +
+         ", \"warnings\": [{\"stage\": \"application\", \"type\": \"ExtensionForOtherTorch\", "
+         "\"message\": \"" + kSampleWarningMessage + "\"}]}";
+}
+
+// The cause catalogue's rows of the application layer that the warning's and an extension's
+// failed import name, as kernodeck-causes --json prints them.
+inline const char* const kApplicationCauses = R"json([
+  {"key": "extension_for_other_torch", "title": "an extension made for another torch",
+   "stage": "application", "code": "EXTENSION_IMPORT_FAILED", "exit_code": 13,
+   "error_type": "ExtensionForOtherTorch", "runtime_errors": [],
+   "recognised": "its Requires-Dist on torch is not satisfied; listed without --import, a warning",
+   "message": "{ext_module} is made for torch{ext_requirement}.",
+   "next_action": "Let pip choose the {ext_name} release made for this torch."},
+  {"key": "extension_import_error", "title": "an extension's import failed, cause not recognised",
+   "stage": "application", "code": "EXTENSION_IMPORT_FAILED", "exit_code": 13,
+   "error_type": "ExtensionImportError", "runtime_errors": [],
+   "recognised": "any other exception raised by its import",
+   "message": "{ext_module} failed to import with torch {torch_version}.",
+   "next_action": "Run python -c \"import {ext_module}\" with that interpreter to see the whole error."}
+])json";
+
+inline Causes application_causes() { return parse_causes(kApplicationCauses, "application"); }
+
 }  // namespace kd::junit::testing

@@ -88,12 +88,14 @@ void write_case(Writer& w, const ReportCase& c) {
                               {"classname", kClassPrefix + c.classname},
                               {"time", format_seconds(c.time)}};
   // The promise and where the case is declared first, whatever the verdict, so that a
-  // dashboard can show and annotate every case; then a failure's or an error's output. A
-  // pass shows no output, except the certificate's, which is its text.
+  // dashboard can show and annotate every case, and the warnings of its report, which a pass
+  // keeps too; then a failure's or an error's output. A pass shows no output, except the
+  // certificate's, which is its text.
   std::string shown = c.verdict == Verdict::Skipped ? std::string() : c.system_out;
   std::string head;
   if (!c.promise.empty()) head += kPromisePrefix + c.promise + "\n";
   if (!c.declared.empty()) head += kDeclaredPrefix + c.declared + "\n";
+  for (const std::string& warning : c.warnings) head += kWarningPrefix + warning + "\n";
   if (!head.empty()) shown = head + (shown.empty() ? "" : "\n" + shown);
   const char* tag = verdict_tag(c.verdict);
   if (tag == nullptr && shown.empty()) {
@@ -172,7 +174,17 @@ ReportCase read_case(const xmlNode* tc) {
   std::string out = all_text(child(tc, "system-out"));
   const std::optional<std::string> promise = take_line(out, kPromisePrefix);
   const std::optional<std::string> declared = take_line(out, kDeclaredPrefix);
-  if ((promise || declared) && out.rfind('\n', 0) == 0) out.erase(0, 1);
+  // The warnings end the head, which a blank line parts from the output: lines of the output
+  // that only look alike stay in it.
+  std::string rest = out;
+  std::vector<std::string> warnings;
+  while (std::optional<std::string> warning = take_line(rest, kWarningPrefix))
+    warnings.push_back(std::move(*warning));
+  if (!warnings.empty() && (rest.empty() || rest.front() == '\n')) {
+    out = std::move(rest);
+    c.warnings = std::move(warnings);
+  }
+  if ((promise || declared || !c.warnings.empty()) && out.rfind('\n', 0) == 0) out.erase(0, 1);
   c.promise = promise.value_or("");
   c.declared = declared.value_or("");
   c.system_out = out;

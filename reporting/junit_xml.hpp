@@ -21,7 +21,7 @@ namespace kd::junit {
 std::string write_junit(const Report& report);
 
 // A report write_junit wrote, as the model: each suite's variant and properties, each case's
-// promise and declaration from its <system-out>. An InputError naming `source` when it is not
+// promise, declaration and warnings from its <system-out>. An InputError naming `source` when it is not
 // such a report (not well-formed, another root, or not valid against junit-10.xsd).
 Report read_junit(const std::string& xml, const std::string& source);
 

@@ -2,6 +2,7 @@
 // promise of each case.
 #include "junit_xml.hpp"
 #include "html_page.hpp"
+#include "junit_checks.hpp"
 #include "junit_inputs.hpp"
 
 #include <gtest/gtest.h>
@@ -152,6 +153,58 @@ TEST(JunitPromise, ReadFromGoogleTestsParameterAndWrittenFirstInEveryVerdictsOut
   const std::string html = certificate_html(report, {}, {});
   EXPECT_NE(html.find("Promise: a pass keeps its promise"), std::string::npos) << html;
   EXPECT_NE(html.find("Promise: a GPU case"), std::string::npos) << html;
+}
+
+TEST(JunitWarnings, WrittenAfterThePromiseInEveryVerdictsOutputAndReadBack) {
+  Report report;
+  report.title = "kd";
+  ReportCase pass{"cli", "ok", 0.25, Verdict::Passed, "", "", "", ""};
+  pass.promise = "a pass";
+  pass.declared = "suites/cli_cases.cpp:4";
+  pass.warnings = {"ExtensionForOtherTorch (application): made for torch==2.9.1 <&>\nsaid \x01"};
+  ReportCase skip{"cli", "gpu", 0, Verdict::Skipped, "", "no GPU", "no GPU", "never written"};
+  skip.warnings = {"First (application): one", "Second (application): two"};
+  ReportCase fail{"cli", "bad", 1, Verdict::Failure, "assertion", "m", "body", "tail\n"};
+  fail.promise = "a failure";
+  fail.warnings = {"ExtensionForOtherTorch (application): three"};
+  report.suites = {{"cli", {pass, skip, fail}}};
+  seal(report);
+  const std::string xml = write_junit(report);
+  const XmlDoc doc = parse_xml(xml, "test");
+  const auto* tc = first_element(first_element(root_of(doc), "testsuite"), "testcase");
+  // A pass keeps them, on one line each, safe for XML, after its promise and declaration.
+  EXPECT_STREQ(text_of(first_element(tc, "system-out")),
+               "Promise: a pass\nCase declared at suites/cli_cases.cpp:4\nWarning: "
+               "ExtensionForOtherTorch (application): made for torch==2.9.1 <&> said \\x01\n");
+  EXPECT_EQ(first_element(tc, "failure"), nullptr);
+  tc = next_element(tc, "testcase");
+  EXPECT_STREQ(text_of(first_element(tc, "system-out")),
+               "Warning: First (application): one\nWarning: Second (application): two\n");
+  tc = next_element(tc, "testcase");
+  EXPECT_STREQ(text_of(first_element(tc, "system-out")),
+               "Promise: a failure\nWarning: ExtensionForOtherTorch (application): three\n\n"
+               "tail\n");
+  EXPECT_TRUE(schema_errors(xml).empty()) << xml;
+
+  // Read back (a merge), each case keeps its warnings apart from its output.
+  const Report again = read_junit(xml, "a.xml");
+  const std::vector<ReportCase>& cases = again.suites.at(0).cases;
+  EXPECT_EQ(cases.at(0).warnings, report.suites.at(0).cases.at(0).warnings);
+  EXPECT_EQ(cases.at(0).declared, "suites/cli_cases.cpp:4");
+  EXPECT_EQ(cases.at(1).warnings, skip.warnings);
+  EXPECT_EQ(cases.at(2).warnings, fail.warnings);
+  EXPECT_EQ(cases.at(2).system_out, "tail\n");
+  EXPECT_EQ(write_junit(again), xml);
+
+  // A case's own output that only starts like a warning stays its output.
+  Report plain;
+  plain.title = "kd";
+  plain.suites = {{"sh", {{"sh", "script", 1, Verdict::Failure, "exit-status", "exit 1", "exit 1",
+                           "Warning: the script's own words\nexit 1\n"}}}};
+  const std::string plain_xml = write_junit(plain);
+  const ReportCase read = read_junit(plain_xml, "b.xml").suites.at(0).cases.at(0);
+  EXPECT_TRUE(read.warnings.empty());
+  EXPECT_EQ(read.system_out, "Warning: the script's own words\nexit 1\n");
 }
 
 }  // namespace

@@ -56,6 +56,7 @@ Model run_model(const Options& o, const PublishEnvironment& env, const PathScrub
   m.report.certificate = certificate;
   for (const std::string& note : notes) log << "kernodeck-junit: " + note + "\n";
   localize(m.report, scrub);
+  add_report_warnings(m.report, m.cases);
   seal(m.report);
   return m;
 }

@@ -9,6 +9,8 @@
 #   - --no-machine-scan says why instead of scanning; --commit is taken as given;
 #   - --causes (the build's causes.json) puts the catalogue into index.html; without it the
 #     pipeline says that the pages name no cause; one it cannot read fails the command;
+#   - a passed case whose report has a warning stays passed, and junit.xml, summary.md and
+#     index.html each show the warning, as does the merge of that report;
 #   - usage errors exit 2.
 #
 # usage: publish_test.sh SAMPLE KERNODECK_JUNIT SOURCE_ROOT CAUSES_JSON
@@ -57,8 +59,16 @@ for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run
   "$sample" "--gtest_filter=$name" "--gtest_output=xml:$gx/$name.xml" >/dev/null 2>&1 || true
 done
 
-# 1. A run: every file, and every verdict.
+# 1. A run: every file, and every verdict. The passed case cli.usage_ok's report has a warning.
 reports=$work/reports
+mkdir -p "$reports/cases"
+warning="torchvision (torchvision 0.24.1) is made for torch==2.9.1, and this environment's torch is 2.15.0+cu132 (CUDA 13.2). Let pip choose the torchvision release made for this torch: python -m pip install --upgrade \"torch==2.15.0\" torchvision | <i>, with this environment's python."
+python3 -c 'import json, sys
+print(json.dumps({"tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "probe": "python"},
+                  "status": "passed", "code": "CPU_CHECK_PASSED", "exit_code": 0,
+                  "stage": "complete", "warnings": [{"stage": "application",
+                  "type": "ExtensionForOtherTorch", "message": sys.argv[1]}]}))' "$warning" \
+  >"$reports/cases/cli.usage_ok.json"
 gpu=1 publish --reports "$reports" --gtest-xml "$gx" --source-root "$source_root" --variant v \
   --causes "$causes"
 [[ $status == 0 ]] || fail "a good run exited $status: $(cat "$work/err")"
@@ -66,7 +76,7 @@ gpu=1 publish --reports "$reports" --gtest-xml "$gx" --source-root "$source_root
   fail "counts: $(cat "$work/out")"
 said "kernodeck-junit: $reports/junit.xml validates against junit-10.xsd"
 said "kernodeck-junit: every skip in $reports/junit.xml says why"
-said "kernodeck-junit: nothing in $reports names this machine (3 published files)"
+said "kernodeck-junit: nothing in $reports names this machine (4 published files)"
 for file in junit.xml summary.md index.html; do
   [[ -s $reports/$file ]] || fail "no $file"
 done
@@ -94,6 +104,38 @@ grep -qF "<section id=\"causes\" data-causes=\"$rows\"" "$reports/index.html" ||
   fail "index.html does not hold the $rows causes of $causes"
 grep -qF "| cause and next action |" "$reports/summary.md" || fail "summary.md has no cause column"
 grep -qF "no cause catalogue" "$work/err" && fail "--causes was given, yet: $(cat "$work/err")"
+# The warning: on the passed case in junit.xml, a row of summary.md, a line of the case on the
+# page, each escaped as its file needs; the case still passed (the counts above). The same in the
+# report merged from this one, whose page and summary read the cases/ beside it.
+escaped() {  # escaped md|html TEXT: TEXT as a Markdown cell or HTML text writes it
+  python3 -c 'import sys
+text = sys.argv[2]
+if sys.argv[1] == "md":
+    text = text.replace("|", "\\|")
+else:
+    for a, b in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), (chr(34), "&quot;"), (chr(39), "&#39;")):
+        text = text.replace(a, b)
+print(text)' "$1" "$2"
+}
+shows_warning() {  # shows_warning REPORTS: each file of REPORTS shows the warning
+  local out
+  out=$(xmllint --xpath "string(//testcase[@name='usage_ok']/system-out)" "$1/junit.xml")
+  grep -qxF -- "Warning: ExtensionForOtherTorch (application): $warning" <<<"$out" ||
+    fail "$1/junit.xml does not show the warning on usage_ok: $out"
+  [[ $(xmllint --xpath "count(//testcase[@name='usage_ok']/*[self::failure or self::error])" \
+    "$1/junit.xml") == 0 ]] || fail "$1/junit.xml: usage_ok no longer passed"
+  grep -qF -- "| \`kernodeck.cli.usage_ok\` | passed | application | \`ExtensionForOtherTorch\` | $(escaped md "$warning") |" \
+    "$1/summary.md" || fail "$1/summary.md has no row of the warning: $(cat "$1/summary.md")"
+  grep -qF "<code>ExtensionForOtherTorch</code> (<a href=\"#cause-extension_for_other_torch\">" \
+    "$1/index.html" || fail "$1/index.html does not link the warning to its cause"
+  grep -qF -- "$(escaped html "$warning")</div>" "$1/index.html" ||
+    fail "$1/index.html does not show the warning"
+}
+shows_warning "$reports"
+publish --reports "$work/merged-warning" --merge "$reports/junit.xml" --source-root "$source_root" \
+  --causes "$causes"
+[[ $status == 0 ]] || fail "the merge of the run exited $status: $(cat "$work/err")"
+shows_warning "$work/merged-warning"
 
 # 2. A case skipped without a reason fails the run, named; the other checks still run.
 bare=$work/bare-xml

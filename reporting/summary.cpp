@@ -35,7 +35,46 @@ std::string cause_cell(const CaseReports& case_json, const Causes& causes,
 }
 
 const char* shown_verdict(Verdict v) {
-  return v == Verdict::Failure ? "failed" : v == Verdict::Error ? "error" : "skipped";
+  switch (v) {
+    case Verdict::Failure: return "failed";
+    case Verdict::Error: return "error";
+    case Verdict::Skipped: return "skipped";
+    case Verdict::Passed: break;
+  }
+  return "passed";
+}
+
+// `text` as one cell; "-" for none.
+std::string cell_or_dash(const std::string& text) {
+  const std::string out = markdown_cell(text);
+  return out.empty() ? "-" : out;
+}
+
+// One row per warning of the case's report: the case with its own verdict (a warning changes
+// none), where the check noticed it, which, and what it said.
+std::string warning_rows(const CaseReports& case_json, const std::string& variant,
+                         const ReportCase& c) {
+  const CheckReport* report = report_of_case(case_json, variant, c.classname, c.name);
+  if (report == nullptr) return "";
+  std::string rows;
+  for (const ReportWarning& w : report->warnings) {
+    rows += "| " + cell_or_dash(variant) + " | `" + kClassPrefix + c.classname + "." + c.name +
+            "` | " + shown_verdict(c.verdict) + " | " + cell_or_dash(w.stage) + " | " +
+            (w.type.empty() ? "-" : "`" + markdown_cell(w.type) + "`") + " | " +
+            cell_or_dash(w.message) + " |\n";
+  }
+  return rows;
+}
+
+// The section of the warnings: what the check noticed without failing.
+std::string warnings_section(const std::string& rows) {
+  std::string out = "\n## Warnings\n\n";
+  if (rows.empty()) return out + "None: no case's report has a warning.\n";
+  return out + "What the check noticed without failing for it, from each case's report; a "
+               "warning never changes a verdict or the check's exit code.\n\n"
+               "| variant | case | verdict | stage | warning | message |\n"
+               "|---|---|---|---|---|---|\n" +
+         rows;
 }
 
 }  // namespace
@@ -48,7 +87,7 @@ std::string certificate_words(const ReportCase& c) {
 
 std::string summary_markdown(const Report& report, const CaseReports& case_json,
                              const Causes& causes) {
-  std::string certificates, rows;
+  std::string certificates, rows, warnings;
   for (const ReportSuite& s : report.suites) {
     for (const ReportCase& c : s.cases) {
       if (c.classname == kCertificateLayer) {
@@ -58,6 +97,7 @@ std::string summary_markdown(const Report& report, const CaseReports& case_json,
         certificates += "\n";
         continue;
       }
+      warnings += warning_rows(case_json, s.variant, c);
       if (c.verdict == Verdict::Passed) continue;
       const std::string cause = c.verdict == Verdict::Skipped
                                     ? "-"
@@ -82,7 +122,7 @@ std::string summary_markdown(const Report& report, const CaseReports& case_json,
            "|---|---|---|---|---|\n" +
            rows;
   }
-  return out;
+  return out + warnings_section(warnings);
 }
 
 }  // namespace kd::junit

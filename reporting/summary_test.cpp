@@ -78,5 +78,58 @@ TEST(JunitSummary, AFailureNamesTheCauseItsReportNamesAndTheNextAction) {
   }
 }
 
+TEST(JunitSummary, APassedCaseWithAWarningStaysPassedAndShowsTheWarning) {
+  const Report report = sealed(certified_report(false));
+  const std::string md =
+      summary_markdown(report, {{"cli.ok", check(report_warning("passed"))}}, {});
+  // Still certified, and the case is in no row of the failures.
+  EXPECT_NE(md.find("CERTIFIED, no case failed"), std::string::npos) << md;
+  EXPECT_NE(md.find("tests 3, failures 0, errors 0.\n"), std::string::npos) << md;
+  const std::size_t section = md.find("\n## Warnings\n\n");
+  ASSERT_NE(section, std::string::npos) << md;
+  EXPECT_EQ(md.find("kernodeck.cli.ok"), md.find("kernodeck.cli.ok", section)) << md;
+  // Its verdict, where the check noticed it, which, and the words, a pipe escaped.
+  EXPECT_NE(md.find("| variant | case | verdict | stage | warning | message |\n"
+                    "|---|---|---|---|---|---|\n"
+                    "| pypi | `kernodeck.cli.ok` | passed | application | "
+                    "`ExtensionForOtherTorch` | torchvision (torchvision 0.24.1) is made for "
+                    "torch==2.9.1, and this environment's torch is 2.15.0+cu132 (CUDA 13.2). Let "
+                    "pip choose the torchvision release made for this torch: python -m pip "
+                    "install --upgrade \"torch==2.15.0\" torchvision <b>\\|</b> with this "
+                    "environment's python. |\n",
+                    section),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("a warning never changes a verdict or the check's exit code", section),
+            std::string::npos)
+      << md;
+}
+
+TEST(JunitSummary, WithoutWarningsTheSectionSaysNone) {
+  const Report report = sealed(certified_report(true));
+  const std::string md = summary_markdown(
+      report, {{"cli.ok", check(R"({"warnings": []})")}, {"probe.bad", check("{}")}}, {});
+  EXPECT_NE(md.find("\n## Warnings\n\nNone: no case's report has a warning.\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("| stage | warning |"), std::string::npos) << md;
+}
+
+TEST(JunitSummary, AFailureAtTheApplicationStageNamesItsCauseAndKeepsItsWarning) {
+  const Report report = sealed(certified_report(true));
+  const std::string md = summary_markdown(
+      report, {{"probe.bad", check(report_warning("failed", "ExtensionImportError"))}},
+      application_causes());
+  EXPECT_NE(md.find("| pypi | `kernodeck.probe.bad` | failed | wrong product | an extension's "
+                    "import failed, cause not recognised (`ExtensionImportError`): Run python -c "
+                    "\"import {ext_module}\" with that interpreter to see the whole error. |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| pypi | `kernodeck.probe.bad` | failed | application | "
+                    "`ExtensionForOtherTorch` | torchvision"),
+            std::string::npos)
+      << md;
+}
+
 }  // namespace
 }  // namespace kd::junit

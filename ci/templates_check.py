@@ -5,10 +5,12 @@ beyond what their schemas say (ci/templates-check runs the schemas first, then t
   templates_check.py TEMPLATES OUTCOMES_JSON
 
 OUTCOMES_JSON is the build's outcomes.json (kernodeck-causes --outcomes: the check's outcome
-table), from which the Kubernetes Jobs' exit codes are learned. Prints each problem on stderr and exits 1, or
-says that the templates publish what the dashboards page promises. The YAML parser (ruamel.yaml)
-comes from the venv of ./ci/setup --junit-consumer; the checks themselves take parsed documents,
-so that their tests need no package.
+table), from which the Kubernetes Jobs' exit codes are learned; which outcomes are the image's
+(IMAGE_FAULT_CODES below) is said once, here, and every template that names them (the Jobs'
+policies and scripts, the GPU alert, the node health check) is held to it. Prints each problem
+on stderr and exits 1, or says that the templates publish what the dashboards page promises.
+The YAML parser (ruamel.yaml) comes from the venv of ./ci/setup --junit-consumer; the checks
+themselves take parsed documents, so that their tests need no package.
 """
 import json
 import re
@@ -39,11 +41,29 @@ JUNIT_ACTION_INPUTS = {
     "skip_comment_without_tests", "pr_id",
 }
 
-# The outcomes that are the image's, the same on every node (docs/fleets.md, the policy table):
-# a Job fails at once on them and on the usage error. Their exit codes come from outcomes.json.
-IMAGE_FAULT_CODES = ("TORCH_MISSING", "TORCH_IMPORT_FAILED", "GPU_BACKEND_ABSENT")
+# The outcomes that are the image's, the same on every node running it (docs/fleets.md, the
+# policy table): a Job fails at once on them and on the usage error, its scripts exit with the
+# first of them over any node fault, and the GPU alert labels them fault="image". Among them a
+# module of the application that does not import with the image's torch (the application layer).
+# Their exit codes come from outcomes.json; the templates that name them are checked against this.
+IMAGE_FAULT_CODES = ("TORCH_MISSING", "TORCH_IMPORT_FAILED", "GPU_BACKEND_ABSENT",
+                     "EXTENSION_IMPORT_FAILED")
+# Of those, the ones a node's health check never drains for: met after the GPU passed its own
+# layers (device, computation), in the application's modules. The others stay reasons to drain
+# there: outside a container the torch is the node's own installation (fleet.slurm's
+# half-installed package on one node), and a GPU never reached is not a GPU that works.
+UNDRAINED_CODES = ("EXTENSION_IMPORT_FAILED",)
 # INTERNAL_ERROR is left to the Job's default (counted, no rule): a defect of the check.
 UNRULED_CODES = ("INTERNAL_ERROR",)
+assert set(UNDRAINED_CODES) <= set(IMAGE_FAULT_CODES)
+
+HEALTHCHECK = "slurm/kernodeck-healthcheck"
+RULES = "prometheus/kernodeck-rules.yml"
+GPU_ALERT = "KernodeckGpuCheckFailed"
+# A template's list of codes, "^(A|B|C)$", and a script's list of exit codes, "image_faults=(2 3)".
+CODE_ALTERNATIVES = re.compile(r'"\^\(([A-Z_|]+)\)\$"')
+SCRIPT_IMAGE_FAULTS = re.compile(r"^\s*image_faults=\(([0-9 ]*)\)", re.M)
+HEALTH_UNDRAINED = re.compile(r"^undrained_codes=\(([A-Z_ ]*)\)", re.M)
 
 
 def fault_exit_codes(outcomes):
@@ -261,8 +281,25 @@ def failure_policy_problems(job, faults, problem):
     return pod
 
 
+def script_problems(pod, image_faults, problem):
+    """Each container running the check exits with the first image fault's code over any node
+    fault's (several GPUs, one pod): its script's list of them is the one FailJob acts on."""
+    for container in (pod.get("initContainers") or []) + (pod.get("containers") or []):
+        script = " ".join(map(str, container.get("args") or []))
+        if "kernodeck-diagnostic" not in script:
+            continue
+        listed = SCRIPT_IMAGE_FAULTS.search(script)
+        if not listed:
+            problem(f"container {container.get('name')!r}: its script has no image_faults=(...)"
+                    " to exit with an image fault's code first")
+        elif [int(code) for code in listed.group(1).split()] != image_faults:
+            problem(f"container {container.get('name')!r}: image_faults=({listed.group(1)}) is not"
+                    f" FailJob's {image_faults}")
+
+
 def kubernetes_problems(job, faults, problem):
     pod = failure_policy_problems(job, faults, problem)
+    script_problems(pod, faults[0], problem)
     spec = job.get("spec") or {}
     if "backoffLimitPerIndex" in spec and spec.get("completionMode") != "Indexed":
         problem("backoffLimitPerIndex needs completionMode: Indexed")
@@ -278,6 +315,36 @@ def kubernetes_problems(job, faults, problem):
                 f" is read from {where!r}")
     if init.get("terminationMessagePolicy") not in ("File", "FallbackToLogsOnError"):
         problem("terminationMessagePolicy must be File or FallbackToLogsOnError")
+
+
+def healthcheck_problems(text, problem):
+    """The node health check drains for every failure but the image faults it is told not to:
+    its list is UNDRAINED_CODES."""
+    listed = HEALTH_UNDRAINED.search(text)
+    if not listed:
+        problem("no undrained_codes=(...): which verdicts are not the node's is not said")
+    elif tuple(listed.group(1).split()) != UNDRAINED_CODES:
+        problem(f"undrained_codes=({listed.group(1)}) is not {' '.join(UNDRAINED_CODES)}: the"
+                " application layer's failure, the image's, must never drain a node")
+
+
+def rules_problems(rules, problem):
+    """The GPU alert's fault label says image for exactly IMAGE_FAULT_CODES, node otherwise."""
+    alerts = [rule for group in (rules.get("groups") or []) if isinstance(group, dict)
+              for rule in group.get("rules") or []
+              if isinstance(rule, dict) and rule.get("alert") == GPU_ALERT]
+    if len(alerts) != 1:
+        problem(f"{len(alerts)} rules of alert {GPU_ALERT}, expected 1")
+        return
+    template = str((alerts[0].get("labels") or {}).get("fault", ""))
+    listed = CODE_ALTERNATIVES.search(template)
+    if not listed or "$labels.code" not in template or "image" not in template \
+            or "node" not in template:
+        problem(f"{GPU_ALERT}: no fault label saying image for the codes of"
+                f' "^(CODE|...)$" matching $labels.code, else node: {template!r}')
+    elif sorted(listed.group(1).split("|")) != sorted(IMAGE_FAULT_CODES):
+        problem(f"{GPU_ALERT}: fault=\"image\" for {listed.group(1).split('|')}, not the image"
+                f" faults {list(IMAGE_FAULT_CODES)}")
 
 
 def jenkins_problems(text, problem):
@@ -321,6 +388,13 @@ def template_problems(templates, faults, load):
     for path in sorted((templates / "kubernetes").glob("*.yaml")):
         name = f"kubernetes/{path.name}"
         kubernetes_problems(parsed(name), faults, problem_in(name))
+    rules_problems(parsed(RULES), problem_in(RULES))
+    try:
+        healthcheck = (templates / HEALTHCHECK).read_text()
+    except OSError as error:
+        problem_in(HEALTHCHECK)(f"cannot be read: {error.strerror}")
+    else:
+        healthcheck_problems(healthcheck, problem_in(HEALTHCHECK))
     jenkins_problems((templates / "Jenkinsfile").read_text(), problem_in("Jenkinsfile"))
     return problems
 

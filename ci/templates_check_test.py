@@ -19,22 +19,32 @@ def outcomes(**exit_codes):
             ("GPU_UNAVAILABLE", 6, False), ("DEVICE_INDEX_INVALID", 7, False),
             ("CHECK_FAILED", 8, False), ("OUT_OF_MEMORY", 9, False), ("RUNTIME_ERROR", 9, False),
             ("TIMEOUT", 10, False), ("WORKER_FAILED", 11, False),
-            ("OUTPUT_WRITE_FAILED", 12, False)]
+            ("OUTPUT_WRITE_FAILED", 12, False), ("EXTENSION_IMPORT_FAILED", 13, False)]
     return {"usage_exit_code": 2,
             "outcomes": [{"code": code, "exit_code": exit_codes.get(code, number),
                           "passed": passed} for code, number, passed in rows]}
 
 
-def job(fail=(2, 3, 4, 5), count=(6, 7, 8, 9, 10, 11, 12)):
-    """A Job of the fleet's kind, its policy acting on `fail` and `count`."""
+def script(image_faults="2 3 4 5 13"):
+    """A container's script as the templates write it, exiting with an image fault's code first."""
+    return (f"set -uo pipefail\nimage_faults=({image_faults})  # FailJob's values above\n"
+            "timeout -k 5 75 kernodeck-diagnostic --device-index 0 --timeout 60\n")
+
+
+def job(fail=(2, 3, 4, 5, 13), count=(6, 7, 8, 9, 10, 11, 12), args=None):
+    """A Job of the fleet's kind, its policy acting on `fail` and `count`; `args`, its container's
+    script, runs no check by default."""
     def rule(action, values):
         return {"action": action, "onExitCodes": {"containerName": "check", "operator": "In",
                                                   "values": list(values)}}
+    container = {"name": "check"}
+    if args is not None:
+        container["args"] = [args]
     return {"spec": {
         "podFailurePolicy": {"rules": [
             rule("FailJob", fail), rule("Count", count),
             {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
-        "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "check"}]}}}}
+        "template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}}
 
 
 def problems_of(check, document, *args):
@@ -45,23 +55,31 @@ def problems_of(check, document, *args):
 
 class FaultExitCodes(unittest.TestCase):
     def test_the_contracts_table_gives_the_fleets_policy(self):
-        self.assertEqual(tc.fault_exit_codes(outcomes()), ([2, 3, 4, 5], [6, 7, 8, 9, 10, 11, 12]))
+        self.assertEqual(tc.fault_exit_codes(outcomes()),
+                         ([2, 3, 4, 5, 13], [6, 7, 8, 9, 10, 11, 12]))
+
+    def test_a_module_that_fails_to_import_is_an_image_fault_never_a_node_fault(self):
+        image, node = tc.fault_exit_codes(outcomes())
+        self.assertIn(13, image)
+        self.assertNotIn(13, node)
+        self.assertIn("EXTENSION_IMPORT_FAILED", tc.UNDRAINED_CODES)
 
     def test_the_numbers_come_from_the_table(self):
-        image, node = tc.fault_exit_codes(outcomes(GPU_BACKEND_ABSENT=13, TIMEOUT=14))
-        self.assertEqual(image, [2, 3, 4, 13])
-        self.assertEqual(node, [6, 7, 8, 9, 11, 12, 14])
+        image, node = tc.fault_exit_codes(outcomes(GPU_BACKEND_ABSENT=14, TIMEOUT=15))
+        self.assertEqual(image, [2, 3, 4, 13, 14])
+        self.assertEqual(node, [6, 7, 8, 9, 11, 12, 15])
 
     def test_the_usage_error_is_the_tables_too(self):
         table = outcomes()
         table["usage_exit_code"] = 64
-        self.assertEqual(tc.fault_exit_codes(table)[0], [3, 4, 5, 64])
+        self.assertEqual(tc.fault_exit_codes(table)[0], [3, 4, 5, 13, 64])
 
     def test_a_table_without_an_image_fault_is_refused(self):
-        table = outcomes()
-        table["outcomes"] = [r for r in table["outcomes"] if r["code"] != "TORCH_MISSING"]
-        with self.assertRaises(ValueError):
-            tc.fault_exit_codes(table)
+        for code in ("TORCH_MISSING", "EXTENSION_IMPORT_FAILED"):
+            table = outcomes()
+            table["outcomes"] = [r for r in table["outcomes"] if r["code"] != code]
+            with self.assertRaises(ValueError):
+                tc.fault_exit_codes(table)
 
 
 class FailurePolicy(unittest.TestCase):
@@ -73,13 +91,28 @@ class FailurePolicy(unittest.TestCase):
         self.assertEqual(self.check(job()), [])
 
     def test_a_policy_missing_an_image_fault_fails(self):
-        self.assertEqual(self.check(job(fail=(2, 3, 4))),
-                         ["FailJob must act on exactly [2, 3, 4, 5], not [2, 3, 4]"])
+        self.assertEqual(self.check(job(fail=(2, 3, 4, 13))),
+                         ["FailJob must act on exactly [2, 3, 4, 5, 13], not [2, 3, 4, 13]"])
+
+    def test_a_policy_counting_a_failed_import_of_the_application_fails(self):
+        self.assertEqual(self.check(job(fail=(2, 3, 4, 5), count=(6, 7, 8, 9, 10, 11, 12, 13))),
+                         ["FailJob must act on exactly [2, 3, 4, 5, 13], not [2, 3, 4, 5]",
+                          "Count must act on exactly [6, 7, 8, 9, 10, 11, 12], not "
+                          "[6, 7, 8, 9, 10, 11, 12, 13]"])
 
     def test_a_policy_follows_a_changed_exit_code(self):
-        table = outcomes(GPU_BACKEND_ABSENT=13)
-        self.assertEqual(self.check(job(fail=(2, 3, 4, 13)), table), [])
+        table = outcomes(GPU_BACKEND_ABSENT=14)
+        self.assertEqual(self.check(job(fail=(2, 3, 4, 13, 14)), table), [])
         self.assertEqual(len(self.check(job(), table)), 1)
+
+    def test_the_scripts_image_faults_are_failjobs(self):
+        self.assertEqual(self.check(job(args=script())), [])
+        self.assertEqual(self.check(job(args=script("2 3 4 5"))),
+                         ["container 'check': image_faults=(2 3 4 5) is not FailJob's"
+                          " [2, 3, 4, 5, 13]"])
+        self.assertEqual(self.check(job(args="kernodeck-diagnostic --device-index 0")),
+                         ["container 'check': its script has no image_faults=(...) to exit with"
+                          " an image fault's code first"])
 
     def test_a_counted_disruption_fails(self):
         document = job()
@@ -96,12 +129,48 @@ class FailurePolicy(unittest.TestCase):
     def test_the_verdict_goes_where_the_termination_message_is_read(self):
         document = job()
         document["spec"]["template"]["spec"]["initContainers"] = [{
-            "name": "check", "args": ["kernodeck-diagnostic"],
+            "name": "check", "args": [script()],
             "env": [{"name": "TERMINATION_LOG", "value": "/tmp/verdict"}],
             "terminationMessagePolicy": "File"}]
         self.assertEqual(self.check(document),
                          ["the verdict goes to '/tmp/verdict', the termination message is read "
                           "from '/dev/termination-log'"])
+
+
+class NodeHealth(unittest.TestCase):
+    """The health check's undrained verdicts and the GPU alert's fault label."""
+
+    @staticmethod
+    def rules(template):
+        return {"groups": [{"name": "kernodeck", "rules": [
+            {"alert": tc.GPU_ALERT, "labels": {"severity": "critical", "fault": template}}]}]}
+
+    def label(self, codes):
+        return (f'{{{{ if match "^({"|".join(codes)})$" $labels.code }}}}image'
+                '{{ else }}node{{ end }}')
+
+    def test_the_health_check_never_drains_for_the_application_layer(self):
+        self.assertEqual(problems_of(tc.healthcheck_problems,
+                                     "x=1\nundrained_codes=(EXTENSION_IMPORT_FAILED)\n"), [])
+        self.assertEqual(problems_of(tc.healthcheck_problems, "undrained_codes=()\n"),
+                         ["undrained_codes=() is not EXTENSION_IMPORT_FAILED: the application"
+                          " layer's failure, the image's, must never drain a node"])
+        self.assertEqual(problems_of(tc.healthcheck_problems, "drain always\n"),
+                         ["no undrained_codes=(...): which verdicts are not the node's is not"
+                          " said"])
+
+    def test_the_alert_labels_exactly_the_image_faults(self):
+        self.assertEqual(problems_of(tc.rules_problems,
+                                     self.rules(self.label(tc.IMAGE_FAULT_CODES))), [])
+        without = [code for code in tc.IMAGE_FAULT_CODES if code != "EXTENSION_IMPORT_FAILED"]
+        found = problems_of(tc.rules_problems, self.rules(self.label(without)))
+        self.assertEqual(len(found), 1)
+        self.assertIn("not the image faults", found[0])
+        self.assertEqual(problems_of(tc.rules_problems, self.rules("image")),
+                         [f"{tc.GPU_ALERT}: no fault label saying image for the codes of"
+                          f' "^(CODE|...)$" matching $labels.code, else node: \'image\''])
+        self.assertEqual(problems_of(tc.rules_problems, {}),
+                         [f"0 rules of alert {tc.GPU_ALERT}, expected 1"])
 
 
 class Jenkins(unittest.TestCase):

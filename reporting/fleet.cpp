@@ -18,8 +18,8 @@ namespace {
 
 constexpr std::size_t kLayerCount = std::size(kLayers);
 
-// Where `stage` lies on the walk: 0..3 for the layers, 4 past them (output, complete), -1
-// unknown.
+// Where `stage` lies on the walk: its index among the layers (import to application), their
+// count past them (output, complete), -1 unknown.
 int stage_rank(const std::string& stage) {
   for (std::size_t i = 0; i < kLayerCount; ++i)
     if (stage == kLayers[i]) return static_cast<int>(i);
@@ -122,7 +122,7 @@ std::vector<NodeRow> node_rows(const Fleet& fleet) {
   return rows;
 }
 
-// Layer (or "no report") -> the units that stopped there: the four layers in their order, then
+// Layer (or "no report") -> the units that stopped there: the layers in their order, then
 // any other stage a failed report names (output, complete, one unknown), then "no report".
 std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> failures_by_layer(
     const Fleet& fleet) {
@@ -149,8 +149,8 @@ struct LadderStep {
   std::size_t passed = 0, failed = 0, not_reached = 0;
 };
 
-// The ladder of the four layers, counting GPUs: a GPU passed every layer below the one it
-// stopped at.
+// The ladder of the layers, counting GPUs: a GPU passed every layer below the one it stopped
+// at.
 std::string fleet_ladder(const Fleet& fleet) {
   std::array<LadderStep, kLayerCount> steps{};
   std::size_t without = 0;

@@ -77,7 +77,7 @@ Report fleet_report(const Fleet& fleet, const std::string& title);
 std::string fleet_markdown(const Fleet& fleet, const Report& report, const Causes& causes);
 
 // The HTML certificate of `report` (fleet_report's) with each unit's JSON report inline (and the cause of
-// `causes` it names, as certificate_html shows it), where the ladder of the four layers counts
+// `causes` it names, as certificate_html shows it), where the ladder of the layers counts
 // GPUs instead of cases (how many passed each layer, failed at it, or never reached it), the
 // fleet view above the environment.
 std::string fleet_html(const Fleet& fleet, const Report& report, const Causes& causes);

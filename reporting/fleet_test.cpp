@@ -61,6 +61,31 @@ json report(const std::string& code, int exit_code, const std::string& stage) {
   return r;
 }
 
+// A report of the python probe whose computation passed and whose module of the application,
+// asked with --import, is not installed: EXTENSION_IMPORT_FAILED at the application layer.
+json application_failure() {
+  json r = report("CPU_CHECK_PASSED", 0, "complete");
+  r["tool"]["probe"] = "python";
+  r["status"] = "failed";
+  r["code"] = "EXTENSION_IMPORT_FAILED";
+  r["exit_code"] = 13;
+  r["stage"] = "application";
+  r["message"] = "my_app is not installed in this Python environment (Python 3.11.2, torch 1.13.1).";
+  r["requested"]["imports"] = {"my_app"};
+  r["runtime"]["torch_source"] = "torch_python_variable";
+  r["runtime"]["python_environment"] = "system";
+  r["runtime"]["python_version"] = "3.11.2";
+  r["pytorch"]["import_warnings"] = json::array();
+  r["application"] = {{"extensions",
+                       {{{"module", "my_app"}, {"distribution", nullptr}, {"version", nullptr},
+                         {"requires_torch", nullptr}, {"torch_matches", nullptr},
+                         {"imported", false}, {"seconds", 0.001}}}}};
+  r["error"] = {{"type", "ExtensionNotInstalled"},
+                {"message", "ModuleNotFoundError: No module named 'my_app'"},
+                {"evidence", nullptr}};
+  return r;
+}
+
 class FleetTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -303,6 +328,43 @@ TEST_F(FleetTest, AFailedUnitShowsTheCauseItsReportNames) {
                     "found but failed to load. | - |"),
             std::string::npos)
       << md;
+}
+
+TEST_F(FleetTest, AModuleOfTheApplicationThatFailsIsTheApplicationLayers) {
+  write_json("n1.0.json", report("CPU_CHECK_PASSED", 0, "complete"));
+  write_json("n1.1.json", application_failure());
+  write_json("n2.0.json", application_failure());
+  write_json("n3.0.json", report("GPU_UNAVAILABLE", 6, "device"));
+  const Fleet fleet = read_fleet(dir_, {"n1.0", "n1.1", "n2.0", "n3.0"});
+  ASSERT_EQ(unit(fleet, "n2.0").state, UnitState::Failed) << unit(fleet, "n2.0").message;
+  EXPECT_EQ(unit(fleet, "n2.0").verdict_words(), "EXTENSION_IMPORT_FAILED(13) application");
+  EXPECT_EQ(unit(fleet, "n2.0").error,
+            "ExtensionNotInstalled: ModuleNotFoundError: No module named 'my_app'");
+  const Report junit = fleet_report(fleet, "fleet");
+  EXPECT_EQ(junit.suites[2].name, "n2");
+  EXPECT_EQ(junit.suites[2].cases[0].type, "EXTENSION_IMPORT_FAILED");
+
+  // A layer of its own, after the computation's, in the order the check walks them.
+  const std::string md = fleet_markdown(fleet, junit, {});
+  EXPECT_NE(md.find("| n1 | partly failing | 2 | 1 | 1 | 0 | EXTENSION_IMPORT_FAILED(13) "
+                    "application |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| application | 2 | n1.1 EXTENSION_IMPORT_FAILED(13), n2.0 "
+                    "EXTENSION_IMPORT_FAILED(13) |"),
+            std::string::npos) << md;
+  EXPECT_LT(md.find("| device | 1 | n3.0 GPU_UNAVAILABLE(6) |"), md.find("| application | 2 |"))
+      << md;
+
+  // The ladder: the GPUs that failed at the application layer passed every layer below it.
+  const std::string html = fleet_html(fleet, junit, {});
+  EXPECT_NE(html.find("<strong>compute</strong>: passed (GPUs: 3 passed, 0 failed here, 1 never"),
+            std::string::npos) << html;
+  EXPECT_NE(html.find("data-layer=\"application\" data-state=\"failed\"><strong>application"
+                      "</strong>: failed (GPUs: 1 passed, 2 failed here, 1 never reached it, 0 "
+                      "without a report)"),
+            std::string::npos) << html;
+  EXPECT_NE(html.find("<tr data-layer=\"application\"><td>application</td><td>2</td>"),
+            std::string::npos) << html;
 }
 
 TEST_F(FleetTest, AFailureAfterTheLayersIsShownWhereItStopped) {

@@ -8,7 +8,12 @@
 #   KD_WRAP_BARRIER  N: once started, wait (up to 10 s, for a loaded machine) until N checks have
 #                    started; run one after another, the first waits alone and the test sees it
 #   KD_WRAP_FAULT_K  KERNODECK_FAULT for GPU K (else KD_WRAP_FAULT, else the environment's), or
-#                    "stuck": ignore SIGTERM and never end, as a process stuck in the driver
+#                    "stuck": ignore SIGTERM and never end, as a process stuck in the driver, or
+#                    "python": the real check with the python probe of KD_WRAP_PYTHON (an
+#                    interpreter with torch) on the CPU, where the --import of the check's options
+#                    reaches the application layer for real
+# The fault probe is a compiled probe, which refuses --import (a usage error) and never reaches the
+# application layer: for it, the --import options are left out.
 set -uo pipefail
 index=""
 args=("$@")
@@ -33,7 +38,22 @@ if [[ $fault == stuck ]]; then
   sleep 600
   exit 0
 fi
-KERNODECK_FAULT=$fault "${KD_WRAP_CHECK:?KD_WRAP_CHECK names the real check}" "$@"
+check=${KD_WRAP_CHECK:?KD_WRAP_CHECK names the real check}
+own=()  # the options as given, but --device for the python probe's run and --import for the others
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case ${args[i]} in
+    --device) [[ $fault == python ]] || own+=(--device "${args[i + 1]}"); i=$((i + 1)) ;;
+    --import) [[ $fault != python ]] || own+=(--import "${args[i + 1]}"); i=$((i + 1)) ;;
+    *) own+=("${args[i]}") ;;
+  esac
+done
+if [[ $fault == python ]]; then
+  KERNODECK_FAULT="" KERNODECK_PROBE_MODULE="" \
+    KERNODECK_TORCH_PYTHON=${KD_WRAP_PYTHON:?KD_WRAP_PYTHON names an interpreter with torch} \
+    "$check" --device cpu "${own[@]}"
+else
+  KERNODECK_FAULT=$fault "$check" "${own[@]}"
+fi
 status=$?
 record end
 exit "$status"

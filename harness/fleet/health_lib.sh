@@ -4,8 +4,9 @@
 # scontrol, a work folder removed at exit, and assertions that print what they saw.
 #
 #   source health_lib.sh CHECK FAULT_PROBE SOURCE_ROOT
-# Sets: check probe root healthcheck wrapper work; health_env (the settings every case starts
-# from); run_health (runs the health check with health_env and more VAR=VALUE).
+# Sets: check probe root healthcheck wrapper work absent_module; health_env (the settings every
+# case starts from); run_health (runs the health check with health_env and more VAR=VALUE);
+# find_torch_python (an interpreter for the application layer).
 check=$1 probe=$2 root=$3
 healthcheck=$root/ci/templates/slurm/kernodeck-healthcheck
 wrapper=$root/harness/fleet/check_wrapper.sh
@@ -80,6 +81,26 @@ ours() {
   done
   echo "${out[*]}"
 }
+# An interpreter whose torch the python probe imports, in $torch_python, for the application
+# layer (--import), which the fault probe, a compiled probe, never reaches: Debian's
+# /usr/bin/python3 with its python3-torch (./ci/setup --torch pypi installs it), else the venv's
+# wheel. find_torch_python returns 1, with the reason in $torch_python_why, where there is none.
+# shellcheck disable=SC2034  # read by the tests that source this file
+find_torch_python() {
+  local candidate
+  torch_python="" torch_python_why=""
+  for candidate in /usr/bin/python3 "$root/.tools/venv/bin/python"; do
+    if [[ -x $candidate ]] && "$candidate" -c 'import torch' >/dev/null 2>&1; then
+      torch_python=$candidate
+      return 0
+    fi
+  done
+  torch_python_why="no interpreter with torch (/usr/bin/python3 with Debian's python3-torch: ./ci/setup --torch pypi)"
+  return 1
+}
+# A module that no environment has: its --import fails at the application layer.
+# shellcheck disable=SC2034  # read by the tests that source this file
+absent_module=kd_fleet_absent_module
 # The argv prefix, in $lost_rules, that runs a command as on a node whose containers lost their
 # device-cgroup rules for the GPUs (systemctl daemon-reload with the systemd cgroup driver):
 # /dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidia0-N at mode 0666 in a private /dev (a mount

@@ -16,13 +16,19 @@
 #      and no process of it is left;
 #   5. a metrics folder where kernodeck.prom cannot be replaced: the verdict and the drain stand,
 #      the failure is said, and no temporary file is left;
-#   6. settings that make no sense, and an scontrol that fails: exit 2, nothing drained;
+#   6. settings that make no sense (a module's name that is a path, an --import the check
+#      refuses), and an scontrol that fails: exit 2, nothing drained;
 #   7. the cause the check names after the code and layer: a PTX too new on one GPU, "kernodeck
 #      RUNTIME_ERROR(9) compute PtxTooNew gpu 1";
 #   8. a node whose containers lost their device-cgroup rules, for real (root and a v1 devices
 #      hierarchy; said and passed over without them): the GPUs' nodes at mode 0666 in a private
 #      /dev, the health check in a devices cgroup of a container's rules without the GPUs', every
-#      GPU "kernodeck GPU_UNAVAILABLE(6) device DeviceCgroupDenied gpu 0,1".
+#      GPU "kernodeck GPU_UNAVAILABLE(6) device DeviceCgroupDenied gpu 0,1";
+#   9. the application's modules (KERNODECK_HEALTH_IMPORTS), for real where an interpreter has
+#      torch (said and passed over without one): a module that fails to import on every GPU
+#      (EXTENSION_IMPORT_FAILED, 13, the image's fault) drains nothing and exits 0, said on
+#      stderr, 13 in the metrics; beside a node fault on another GPU, the drain names the node
+#      fault alone.
 #
 #   healthcheck_test.sh CHECK FAULT_PROBE SOURCE_ROOT
 set -euo pipefail
@@ -122,6 +128,18 @@ expect "KERNODECK_HEALTH_GPUS=eight: exit" "$status" 2
 expect "KERNODECK_HEALTH_GPUS=eight: scontrol calls" "$(scontrol_calls)" ""
 run_health timeout KERNODECK_HEALTH_GPUS=1 KERNODECK_HEALTH_TIMEOUT=200
 expect "KERNODECK_HEALTH_TIMEOUT=200: exit" "$status" 2
+run_health imports KERNODECK_HEALTH_GPUS=1 KERNODECK_HEALTH_IMPORTS="torchvision ../app"
+expect "KERNODECK_HEALTH_IMPORTS naming a path: exit" "$status" 2
+grep -q "KERNODECK_HEALTH_IMPORTS names '../app'" "$work/imports.err" ||
+  fail "the module name refused is not said: $(cat "$work/imports.err")"
+# The check itself refusing --import (the fault probe has no interpreter to import with): a usage
+# error on every GPU, the settings' fault; nothing drained.
+run_health refused KERNODECK_CHECK="$check" KERNODECK_HEALTH_GPUS=2 KERNODECK_FAULT=gpus=2 \
+  KERNODECK_HEALTH_IMPORTS=torchvision
+expect "--import refused by the check: exit" "$status" 2
+expect "--import refused by the check: scontrol calls" "$(scontrol_calls)" ""
+grep -q "the check refused its options: kernodeck-diagnostic: error: --import needs the interpreter" \
+  "$work/refused.err" || fail "the check's refusal is not said: $(cat "$work/refused.err")"
 run_health undrainable KERNODECK_HEALTH_GPUS=2 KERNODECK_FAULT=gpus=1 SCONTROL_EXIT=1
 expect "scontrol failing: exit" "$status" 2
 grep -q 'FAILED to drain gpu-node-7' "$work/undrainable.err" || fail "the failed drain is not said"
@@ -146,5 +164,31 @@ if lost_device_rules 2; then
   echo "8. lost device-cgroup rules: $(scontrol_calls | sed 's/.*Reason=//')"
 else
   echo "8. not run here: $lost_rules_why"
+fi
+
+# 9. A module of the application that fails to import: the check's python probe on the CPU for
+# the GPUs whose fault is "python", asked by the health check to import a module no environment
+# has. The image's fault, alike on every node: never a reason to drain.
+if find_torch_python; then
+  run_health image KERNODECK_HEALTH_TEXTFILE_DIR="$work/textfile" KERNODECK_HEALTH_GPUS=2 \
+    KERNODECK_HEALTH_TIMEOUT=60 KERNODECK_HEALTH_IMPORTS="$absent_module" KD_WRAP_FAULT=python \
+    KD_WRAP_PYTHON="$torch_python"
+  expect "a module failing to import: exit (stderr: $(cat "$work/image.err"))" "$status" 0
+  expect "a module failing to import: scontrol calls" "$(scontrol_calls)" ""
+  said="kernodeck-healthcheck: not a reason to drain (the image's, alike on every node): kernodeck EXTENSION_IMPORT_FAILED(13) application ExtensionNotInstalled gpu 0,1"
+  expect "a module failing to import: stderr" "$(cat "$work/image.err")" "$said"
+  expect "GPU 1 exit code" "$(sample "$prom" 'kernodeck_check_exit_code{gpu="1"}')" 13
+  expect "GPU 1 passed" "$(sample "$prom" 'kernodeck_check_passed{gpu="1"}')" 0
+  expect "GPU 1 info" "$(sample "$prom" 'kernodeck_check_info{gpu="1",code="EXTENSION_IMPORT_FAILED",layer="application"}')" 1
+  promtool check metrics <"$prom" || fail "promtool check metrics rejects $prom"
+  run_health image-and-node KERNODECK_HEALTH_GPUS=2 KERNODECK_HEALTH_TIMEOUT=60 \
+    KERNODECK_HEALTH_IMPORTS="$absent_module" KERNODECK_FAULT=gpus=2 KD_WRAP_FAULT_0=python \
+    KD_WRAP_PYTHON="$torch_python" KD_WRAP_FAULT_1=gpus=2,available=0
+  expect "a module failing to import beside a node fault: exit" "$status" 1
+  expect "a module failing to import beside a node fault: the drain" "$(scontrol_calls)" \
+    "update|NodeName=gpu-node-7|State=DRAIN|Reason=kernodeck GPU_UNAVAILABLE(6) device gpu 1"
+  echo "9. a module failing to import: nothing drained ('$(sed 's/.*: kernodeck //' "$work/image.err")'); beside a node fault: $(scontrol_calls | sed 's/.*Reason=//')"
+else
+  echo "9. not run here: $torch_python_why"
 fi
 echo "passed"

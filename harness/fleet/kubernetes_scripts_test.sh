@@ -9,7 +9,10 @@
 #   - the init container (kernodeck-init-container.yaml): the one-line verdict in the
 #     termination message file, "kernodeck CODE(N) layer[ gpu K]: message", and its exit code;
 #     a cause's words and next action in it, within the kubelet's 4096 bytes (a PTX too new, and,
-#     with root and a v1 devices hierarchy, a node whose device-cgroup rules were lost, for real).
+#     with root and a v1 devices hierarchy, a node whose device-cgroup rules were lost, for real);
+#   - both with the application's modules (IMPORTS), for real where an interpreter has torch: a
+#     module that fails to import is EXTENSION_IMPORT_FAILED, exit 13, an image fault, which the
+#     fleet pod exits with over a node fault on another GPU, and which is what FailJob acts on.
 # What was not run: a cluster, the kubelet, the device plugin (docs/fleets.md).
 #
 #   kubernetes_scripts_test.sh CHECK FAULT_PROBE SOURCE_ROOT TOOLS_DIR
@@ -32,6 +35,13 @@ fleet = [c for c in pod("kernodeck-fleet-job.yaml")["containers"] if c["name"] =
 (work / "fleet-job.sh").write_text(fleet["args"][0])
 init = pod("kernodeck-init-container.yaml")["initContainers"][0]
 (work / "init-container.sh").write_text(init["args"][0])
+# The exit codes each Job fails at once on, one line per template.
+def fail_job(name):
+    rules = YAML(typ="safe").load((templates / name).read_text())["spec"]["podFailurePolicy"]["rules"]
+    return [r["onExitCodes"]["values"] for r in rules if r.get("action") == "FailJob"][0]
+(work / "fail-job").write_text("".join(
+    " ".join(map(str, fail_job(name))) + "\n"
+    for name in ("kernodeck-fleet-job.yaml", "kernodeck-init-container.yaml")))
 PY
 mkdir "$work/bin" "$work/reports"
 ln -s "$wrapper" "$work/bin/kernodeck-diagnostic"
@@ -102,6 +112,29 @@ if lost_device_rules 2; then
   echo "init container, lost device-cgroup rules: $(wc -c <"$work/termination-log") bytes, '$(cut -c1-120 "$work/termination-log")...'"
 else
   echo "init container, lost device-cgroup rules not run here: $lost_rules_why"
+fi
+# The application's modules: a module that fails to import on GPU 1 (the python probe's run) is
+# the image's fault (13), exited with over GPU 0's node fault, and the Jobs fail at once on it.
+if find_torch_python; then
+  while read -r codes; do
+    [[ " $codes " == *" 13 "* ]] || fail "FailJob acts on $codes, not on 13 (EXTENSION_IMPORT_FAILED)"
+  done <"$work/fail-job"
+  in_pod fleet-job imports NODE_NAME=node-c GPUS=3 REPORTS="$work/reports" IMPORTS="$absent_module" \
+    KERNODECK_FAULT=gpus=3 KD_WRAP_FAULT_0=gpus=3,available=0 KD_WRAP_FAULT_1=python \
+    KD_WRAP_PYTHON="$torch_python"
+  expect "the fleet pod, a module failing to import: exit (the image fault first)" "$status" 13
+  codes=$(for g in 0 1 2; do jq -r '"\(.code):\(.stage)"' "$work/reports/node-c.$g.json"; done | paste -sd' ')
+  expect "the fleet pod's reports" "$codes" \
+    "GPU_UNAVAILABLE:device EXTENSION_IMPORT_FAILED:application GPU_CHECK_PASSED:complete"
+  in_pod init-container imports GPUS=2 IMPORTS="$absent_module" KERNODECK_FAULT=gpus=2 \
+    KD_WRAP_FAULT_0=gpus=2,available=0 KD_WRAP_FAULT_1=python KD_WRAP_PYTHON="$torch_python" \
+    TERMINATION_LOG="$work/termination-log"
+  expect "init, a module failing to import: exit" "$status" 13
+  [[ $(message) == "kernodeck EXTENSION_IMPORT_FAILED(13) application gpu 1: $absent_module is not installed"* ]] ||
+    fail "init, a module failing to import: '$(message)'"
+  echo "a module failing to import: the fleet pod exits 13 over GPU 0's 6, FailJob's $(paste -sd'|' "$work/fail-job"); init: '$(cut -c1-100 "$work/termination-log")...'"
+else
+  echo "the application's modules not run here: $torch_python_why"
 fi
 rm "$work/bin/kernodeck-diagnostic"
 in_pod init-container missing GPUS=1 TERMINATION_LOG="$work/termination-log"

@@ -10,7 +10,9 @@
 #     check's outer limit → 2; many verdicts → 1, cut to 80 characters; the health check
 #     missing → 2; the cause the check named after the code and layer (a PTX too new, and, with
 #     root and a v1 devices hierarchy, a node whose device-cgroup rules for the GPUs were lost,
-#     for real). Every message is at most 80 characters.
+#     for real); a module of the application that fails to import (KERNODECK_HEALTH_IMPORTS, for
+#     real where an interpreter has torch) → 0, the image's fault after the node's pass, never
+#     NonOK. Every message is at most 80 characters.
 #
 #   npd_plugin_test.sh CHECK FAULT_PROBE SOURCE_ROOT
 set -euo pipefail
@@ -101,6 +103,17 @@ if lost_device_rules 8; then
   echo "lost device-cgroup rules on 8 GPUs: '$message' (${#message} characters)"
 else
   echo "lost device-cgroup rules not run here: $lost_rules_why"
+fi
+
+if find_torch_python; then
+  plugin image KERNODECK_HEALTH_GPUS=1 KERNODECK_HEALTH_TIMEOUT=60 \
+    KERNODECK_HEALTH_IMPORTS="$absent_module" KD_WRAP_FAULT=python KD_WRAP_PYTHON="$torch_python"
+  expect "a module failing to import: exit (stderr: $(cat "$work/image.err"))" "$status" 0
+  full="kernodeck passed: 1 GPU(s); image: EXTENSION_IMPORT_FAILED(13) application ExtensionNotInstalled"
+  expect "a module failing to import: message" "$message" "${full:0:77}..."
+  echo "a module failing to import: OK, '$message'"
+else
+  echo "a module failing to import not run here: $torch_python_why"
 fi
 
 rm "$work/plugin/kernodeck-healthcheck"

@@ -9,7 +9,7 @@
 #   3. prometheus scrapes it every second and evaluates the shipped rules
 #      (ci/templates/prometheus/kernodeck-rules.yml, unchanged) every second: exactly GPU 3 has
 #      kernodeck_check_passed 0 of four GPUs, and KernodeckGpuCheckFailed is pending or firing
-#      for GPU 3 alone, with its code and layer; KernodeckCheckStale is not;
+#      for GPU 3 alone, with its code, layer and fault (the node's); KernodeckCheckStale is not;
 #   4. every process it started is gone afterwards (killed by its pid, waited for, checked in
 #      /proc); under setpriv --pdeathsig the daemons also die if this script is killed.
 #
@@ -94,12 +94,12 @@ query() { curl -fsS "http://$server/api/v1/query" --data-urlencode "query=$1" 2>
 alerts() {
   api alerts | jq -c '[.data.alerts[] | select(.labels.alertname | startswith("Kernodeck"))
                       | {name: .labels.alertname, state, gpu: .labels.gpu, code: .labels.code,
-                         layer: .labels.layer}]' >"$work/alerts.json" 2>/dev/null &&
+                         layer: .labels.layer, fault: .labels.fault}]' >"$work/alerts.json" 2>/dev/null &&
     [[ $(jq length "$work/alerts.json") -gt 0 ]]
 }
 wait_for 60 "an alert from Prometheus on $server" alerts
 expect "the alerts" "$(jq -c 'map(del(.state))' "$work/alerts.json")" \
-  '[{"name":"KernodeckGpuCheckFailed","gpu":"3","code":"DEVICE_INDEX_INVALID","layer":"device"}]'
+  '[{"name":"KernodeckGpuCheckFailed","gpu":"3","code":"DEVICE_INDEX_INVALID","layer":"device","fault":"node"}]'
 state=$(jq -r '.[0].state' "$work/alerts.json")
 [[ $state == pending || $state == firing ]] || fail "KernodeckGpuCheckFailed is $state"
 expect "GPUs scraped" "$(query 'count(kernodeck_check_passed)' | jq -r '.data.result[0].value[1]')" 4
@@ -108,7 +108,7 @@ expect "exit code of GPU 3" \
   "$(query 'kernodeck_check_exit_code{gpu="3"}' | jq -r '.data.result[0].value[1]')" 7
 loaded=$(api rules | jq -c '[.data.groups[].rules[] | select(.health == "ok") | .name] | sort')
 expect "the shipped rules, loaded and evaluated" "$loaded" '["KernodeckCheckStale","KernodeckGpuCheckFailed"]'
-echo "3. Prometheus on $server: KernodeckGpuCheckFailed $state for GPU 3 alone (DEVICE_INDEX_INVALID, device)"
+echo "3. Prometheus on $server: KernodeckGpuCheckFailed $state for GPU 3 alone (DEVICE_INDEX_INVALID, device, the node's fault)"
 
 # 4. Nothing left.
 pids=("${daemons[@]}")

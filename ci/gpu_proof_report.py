@@ -2,10 +2,12 @@
 """What ci/gpu-proof writes and checks about a proof's OUT folder (standard library only:
 the GPU machine has no package registry).
 
-  gpu_proof_report.py summary OUT COMMIT CTEST_STATUS SECONDS JUNIT_COUNTS
+  gpu_proof_report.py summary OUT COMMIT CTEST_STATUS SECONDS JUNIT_COUNTS [MODULE...]
       prints summary.txt: the suite's counts and, for each hand run, what a reviewer
       looks for (code, exit, device and its name, loss, synchronized, allocator figures,
-      stage timings, the host check's driver).
+      stage timings, the host check's driver); for each MODULE of KIT/run --import, what its
+      application case's report says (the distribution and version, the torch it requires,
+      the code and cause).
   gpu_proof_report.py scrub OUT MACHINE_JSON VALUE=PLACEHOLDER...
       replaces each VALUE in every file under OUT, and this machine's HOME and host name (the
       latter only as a whole word) as MACHINE_JSON (kernodeck-machine strings) gives them by
@@ -15,7 +17,14 @@ the GPU machine has no package registry).
       as a new file where it was a link (the kit it links into is never changed).
   gpu_proof_report.py hand-verdict OUT RUN POINTER=VALUE...
       the hand run RUN's report (OUT/hand/RUN.json) holds each field as given ("null",
-      "true", a number or a string); exit 1 naming each that does not.
+      "true", a number or a string; an array's item by its index); exit 1 naming each that
+      does not.
+  gpu_proof_report.py case-verdict OUT LAYER.NAME passed|failed [WORDS...]
+      junit.xml holds the case kernodeck.LAYER NAME once, with that verdict; a failed one's
+      failure and its row in summary.md contain each of WORDS, and its row names a cause.
+      Exit 1 naming what does not hold.
+  gpu_proof_report.py case-report-verdict OUT LAYER.NAME POINTER=VALUE...
+      the case's report (OUT/cases/LAYER.NAME.json) holds each field as hand-verdict has it.
   gpu_proof_report.py dry-run-verdict OUT RUN_STATUS LIMIT REQUIREMENTS [CUDA]
       the dry run's verdict: every failed case is a GPU case failing because this runner
       has no GPU (or no CUDA/HIP libtorch, or no nvidia-smi: the reasons of the requirements
@@ -82,12 +91,36 @@ def hand_line(out, name):
     return f"{name:28} exit {exit_code:3}  " + "; ".join(parts)
 
 
-def summary(out, commit, status, seconds, counts):
+def application_line(out, module):
+    """What the application case of MODULE (KIT/run --import) answered, from its report."""
+    try:
+        path = pathlib.Path(out) / "cases" / f"application.{module}.json"
+        report = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return f"{module:28} (no report)"
+    extensions = (report.get("application") or {}).get("extensions") or []
+    entry = next((e for e in extensions if e.get("module") == module), {})
+    made = " ".join(str(entry[k]) for k in ("distribution", "version") if entry.get(k))
+    parts = [f"{report.get('code')} (stage {report.get('stage')})", made or "no distribution"]
+    if entry.get("requires_torch"):
+        parts.append(f"requires torch{entry['requires_torch']}")
+    if entry.get("imported") is not None:
+        parts.append("imported" if entry["imported"] else "not imported")
+    if report.get("error"):
+        parts.append(f"error {report['error'].get('type')}: {report.get('message')}")
+    return f"{module:28} " + "; ".join(parts)
+
+
+def summary(out, commit, status, seconds, counts, *modules):
     print(f"kernodeck-diagnostic GPU proof (commit {commit})")
     print(f"conformance suite, KERNODECK_EXPECT_GPU=1: {counts} (ctest exit {status})")
     print("hand runs:")
     for name in HAND_RUNS:
         print("  " + hand_line(out, name))
+    if modules:
+        print("application cases (--import; their reports in cases/):")
+        for module in modules:
+            print("  " + application_line(out, module))
     print(f"run time: {seconds} s")
 
 
@@ -301,31 +334,98 @@ def failed_verdict(out, code, error_type, words):
           f"name {code} ({error_type}): '{words}'")
 
 
-def hand_verdict(out, run, expectations):
-    """The hand run RUN's report holds each POINTER=VALUE of `expectations` (a JSON pointer,
-    its value as text: "null", "true", a number or a string); exit 1 naming each that does
-    not."""
-    try:
-        report = json.loads((pathlib.Path(out) / "hand" / f"{run}.json").read_text())
-    except (OSError, ValueError) as e:
-        sys.exit(f"kit run: FAILED: hand run {run} left no report: {e}")
+def field_problems(report, expectations, what):
+    """What of `expectations` (POINTER=VALUE: a JSON pointer, an array's item by its index, and
+    its value as text: "null", "true", a number or a string) `report` does not hold."""
     problems = []
     for expectation in expectations:
         pointer, _, want = expectation.partition("=")
         value = report
         for key in pointer.strip("/").split("/"):
-            value = value.get(key) if isinstance(value, dict) else None
+            if isinstance(value, list) and key.isdigit() and int(key) < len(value):
+                value = value[int(key)]
+            else:
+                value = value.get(key) if isinstance(value, dict) else None
         seen = "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
         if seen != want:
-            problems.append(f"hand run {run}: {pointer} is {seen!r}, expected {want!r}")
+            problems.append(f"{what}: {pointer} is {seen!r}, expected {want!r}")
+    return problems
+
+
+def hand_verdict(out, run, expectations):
+    """The hand run RUN's report holds each POINTER=VALUE of `expectations` (field_problems);
+    exit 1 naming each that it does not."""
+    try:
+        report = json.loads((pathlib.Path(out) / "hand" / f"{run}.json").read_text())
+    except (OSError, ValueError) as e:
+        sys.exit(f"kit run: FAILED: hand run {run} left no report: {e}")
+    problems = field_problems(report, expectations, f"hand run {run}")
     if problems:
         sys.exit("kit run: FAILED:\n  " + "\n  ".join(problems))
     print(f"kit run: hand run {run} holds {', '.join(expectations)}")
 
 
+def case_report_verdict(out, case, expectations):
+    """The case's report (OUT/cases/CASE.json) holds each of `expectations` (field_problems)."""
+    try:
+        report = json.loads((pathlib.Path(out) / "cases" / f"{case}.json").read_text())
+    except (OSError, ValueError) as e:
+        sys.exit(f"kit run: FAILED: the case {case} left no report: {e}")
+    problems = field_problems(report, expectations, f"the report of the case {case}")
+    if problems:
+        sys.exit("kit run: FAILED:\n  " + "\n  ".join(problems))
+    print(f"kit run: the report of the case {case} holds {', '.join(expectations)}")
+
+
+def case_problems_of(out, case, want, words):
+    """What does not hold of the case LAYER.NAME in OUT's junit.xml and summary.md: one case
+    kernodeck.LAYER NAME with the verdict `want`; a failed one's failure and summary row name
+    each of `words`, and its row a cause."""
+    layer, _, name = case.partition(".")
+    shown = f"kernodeck.{layer}.{name}"
+    try:
+        root = ET.parse(pathlib.Path(out) / "junit.xml").getroot()
+    except (OSError, ET.ParseError) as e:
+        return [f"no readable junit.xml: {e}"]
+    found = [c for c in root.iter("testcase")
+             if c.get("classname") == f"kernodeck.{layer}" and c.get("name") == name]
+    if len(found) != 1:
+        return [f"junit.xml holds {len(found)} cases {shown}, not one"]
+    verdicts = [v for v in ("failure", "error", "skipped") if found[0].find(v) is not None]
+    seen = {"failure": "failed", "error": "errored", "skipped": "skipped"}.get(
+        verdicts[0] if verdicts else "", "passed")
+    if seen != want:
+        element = found[0].find(verdicts[0]) if verdicts else None
+        return [f"the case {shown} {seen}, expected {want}"
+                + (f": {element.get('message')}" if element is not None else "")]
+    if want != "failed":
+        return []
+    failure = found[0].find("failure")
+    text = (failure.get("message") or "") + "\n" + (failure.text or "")
+    problems = [f"the failure of {shown} does not name {w!r}" for w in words if w not in text]
+    summary_path = pathlib.Path(out) / "summary.md"
+    lines = summary_path.read_text().splitlines() if summary_path.exists() else []
+    row = next((line for line in lines if f"| `{shown}` |" in line), None)
+    if row is None:
+        return problems + [f"summary.md has no row for {shown}"]
+    problems += [f"the row of {shown} in summary.md does not name {w!r}" for w in words
+                 if w not in row]
+    if row.rstrip().endswith("| - |"):
+        problems.append(f"the row of {shown} in summary.md names no cause")
+    return problems
+
+
+def case_verdict(out, case, want, words):
+    problems = case_problems_of(out, case, want, words)
+    if problems:
+        sys.exit("kit run: FAILED:\n  " + "\n  ".join(problems))
+    print(f"kit run: the case kernodeck.{case} {want}"
+          + (f", naming {', '.join(words)}" if words else ""))
+
+
 def main(argv):
     if len(argv) >= 7 and argv[1] == "summary":
-        summary(*argv[2:7])
+        summary(*argv[2:])
     elif len(argv) >= 4 and argv[1] == "scrub":
         scrub(argv[2], argv[3], argv[4:])
     elif len(argv) >= 3 and argv[1] == "relocate":
@@ -336,6 +436,10 @@ def main(argv):
         failed_verdict(*argv[2:])
     elif len(argv) >= 5 and argv[1] == "hand-verdict":
         hand_verdict(argv[2], argv[3], argv[4:])
+    elif len(argv) >= 5 and argv[1] == "case-verdict" and argv[4] in ("passed", "failed"):
+        case_verdict(argv[2], argv[3], argv[4], argv[5:])
+    elif len(argv) >= 5 and argv[1] == "case-report-verdict":
+        case_report_verdict(argv[2], argv[3], argv[4:])
     else:
         sys.exit(__doc__)
 

@@ -117,5 +117,76 @@ class CaseProblems(unittest.TestCase):
                                     "device.b (failure: wrong code)"])
 
 
+class ApplicationCases(Folder):
+    """What the kit writes and checks of its application cases (KIT/run --import)."""
+    JUNIT = """<testsuites><testsuite name="application">
+      <testcase classname="kernodeck.application" name="torchvision">
+        <failure message="failed (CTest): torchvision failed in layer application, Other: x">
+          torchvision is made for torch==2.9.1</failure></testcase>
+      <testcase classname="kernodeck.application" name="numpy"/>
+      <testcase classname="kernodeck.application" name="skipped"><skipped message="why"/></testcase>
+      </testsuite></testsuites>"""
+    SUMMARY = ("| - | `kernodeck.application.torchvision` | failed | failed (CTest): torchvision "
+               "failed in layer application, Other: x torch==2.9.1 | made for another torch "
+               "(`Other`): upgrade |\n")
+    REPORT = {"code": "EXTENSION_IMPORT_FAILED", "stage": "application", "message": "Made for 2.9.",
+              "error": {"type": "Other"},
+              "application": {"extensions": [
+                  {"module": "torchvision", "distribution": "torchvision", "version": "0.24.1",
+                   "requires_torch": "==2.9.1", "imported": False}]}}
+
+    def write(self, summary=SUMMARY):
+        (self.root / "junit.xml").write_text(self.JUNIT)
+        (self.root / "summary.md").write_text(summary)
+        (self.root / "cases").mkdir()
+        (self.root / "cases" / "application.torchvision.json").write_text(json.dumps(self.REPORT))
+
+    def test_a_failed_case_names_its_words_in_junit_and_summary(self):
+        self.write()
+        self.assertEqual(gpr.case_problems_of(self.root, "application.torchvision", "failed",
+                                              ["Other", "torch==2.9.1"]), [])
+        self.assertEqual(gpr.case_problems_of(self.root, "application.torchvision", "failed",
+                                              ["ExtensionForOtherTorch"]),
+                         ["the failure of kernodeck.application.torchvision does not name "
+                          "'ExtensionForOtherTorch'",
+                          "the row of kernodeck.application.torchvision in summary.md does not "
+                          "name 'ExtensionForOtherTorch'"])
+
+    def test_a_row_without_a_cause_and_a_missing_row_are_problems(self):
+        self.write(self.SUMMARY.replace("made for another torch (`Other`): upgrade", "-"))
+        self.assertEqual(gpr.case_problems_of(self.root, "application.torchvision", "failed", []),
+                         ["the row of kernodeck.application.torchvision in summary.md names no "
+                          "cause"])
+        (self.root / "summary.md").write_text("")
+        self.assertEqual(gpr.case_problems_of(self.root, "application.torchvision", "failed", []),
+                         ["summary.md has no row for kernodeck.application.torchvision"])
+
+    def test_the_verdict_seen_must_be_the_one_wanted(self):
+        self.write()
+        self.assertEqual(gpr.case_problems_of(self.root, "application.numpy", "passed", []), [])
+        self.assertEqual(gpr.case_problems_of(self.root, "application.skipped", "passed", []),
+                         ["the case kernodeck.application.skipped skipped, expected passed: why"])
+        self.assertEqual(gpr.case_problems_of(self.root, "application.torchvision", "passed", []),
+                         ["the case kernodeck.application.torchvision failed, expected passed: "
+                          "failed (CTest): torchvision failed in layer application, Other: x"])
+        self.assertEqual(gpr.case_problems_of(self.root, "application.absent", "passed", []),
+                         ["junit.xml holds 0 cases kernodeck.application.absent, not one"])
+
+    def test_a_reports_fields_by_pointer_an_arrays_item_by_its_index(self):
+        self.assertEqual(gpr.field_problems(self.REPORT, [
+            "/application/extensions/0/version=0.24.1", "/application/extensions/0/imported=false",
+            "/application/extensions/1/version=null", "/error/type=Other"], "r"), [])
+        self.assertEqual(gpr.field_problems(self.REPORT, ["/code=CPU_CHECK_PASSED"], "r"),
+                         ["r: /code is 'EXTENSION_IMPORT_FAILED', expected 'CPU_CHECK_PASSED'"])
+
+    def test_the_summary_says_what_each_modules_case_answered(self):
+        self.write()
+        self.assertEqual(gpr.application_line(self.root, "torchvision"),
+                         f"{'torchvision':28} EXTENSION_IMPORT_FAILED (stage application); "
+                         "torchvision 0.24.1; requires torch==2.9.1; not imported; "
+                         "error Other: Made for 2.9.")
+        self.assertEqual(gpr.application_line(self.root, "numpy"), f"{'numpy':28} (no report)")
+
+
 if __name__ == "__main__":
     unittest.main()

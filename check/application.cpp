@@ -69,10 +69,58 @@ bool probe_gave_no(const char* what, const EventSink& sink) {
   return false;
 }
 
+// One entry of application.weights: null where the file was not reached.
+ojson weights_entry_of(const WeightsFile& w, bool reached) {
+  ojson dtypes = ojson::array();
+  for (const std::string& d : w.dtypes) dtypes.push_back(d);
+  const auto or_null = [](const std::optional<long long>& v) { return v ? ojson(*v) : ojson(); };
+  return {{"file", w.file},
+          {"format", text_or_null(w.format)},
+          {"tensors", or_null(w.tensors)},
+          {"bytes", or_null(w.bytes)},
+          {"dtypes", dtypes},
+          {"verified", reached ? ojson(w.verified) : ojson(nullptr)},
+          {"seconds", w.seconds ? ojson(*w.seconds) : ojson(nullptr)}};
+}
+
+// The weights files asked, walked over their answers once the modules all imported: their
+// entries, and the first that could not be used. `reached`: the stage got to them.
+ojson weights_of(const PythonAnswers& answers, const std::vector<std::string>& asked,
+                 bool reached, std::optional<WeightsFile>& failure, std::string& unanswered) {
+  ojson entries = ojson::array();
+  const std::vector<const nlohmann::json*> opened = answers_to(answers, "weights");
+  for (size_t i = 0; i < asked.size(); ++i) {
+    const bool answered = reached && !failure && i < opened.size() &&
+                          opened[i]->value("file", std::string()) == asked[i];
+    if (!answered) {
+      WeightsFile w;
+      w.file = asked[i];
+      // Never answered (its opening did not return: not verified), or not reached.
+      const bool hung = reached && !failure && unanswered.empty();
+      if (hung) unanswered = asked[i];
+      entries.push_back(weights_entry_of(w, hung));
+      continue;
+    }
+    WeightsFile w = weights_file_of(*opened[i]);
+    entries.push_back(weights_entry_of(w, true));
+    if (!w.verified) failure = w;
+  }
+  return entries;
+}
+
+// The words of error.message for a weights file that could not be used: the failure's own
+// words where there are some, else what the check found.
+std::string weights_words(const WeightsFile& w) {
+  if (!w.words.empty()) return (w.exception.empty() ? "" : w.exception + ": ") + w.words;
+  if (!w.damage.empty()) return w.file + ": " + w.damage;
+  return w.file + ": " + format_words(w.format);
+}
+
 }  // namespace
 
-bool application_stage(const PythonAnswers& answers, const std::vector<std::string>& asked,
+bool application_stage(const PythonAnswers& answers, const ApplicationAsked& asked_all,
                        WorkerFindings& findings, const EventSink& sink) {
+  const std::vector<std::string>& asked = asked_all.imports;
   sink(stage_event(Stage::Application));
   const nlohmann::json* listed = answers.find("extensions_listed");
   if (listed == nullptr) return probe_gave_no("the distributions that require torch", sink);
@@ -113,8 +161,20 @@ bool application_stage(const PythonAnswers& answers, const std::vector<std::stri
       if (e.torch_matches == std::optional<bool>(false)) findings.extension_warnings.push_back(e);
     }
   }
-  sink(facts_event("application", {{"extensions", extensions}}));
+  std::optional<WeightsFile> weights_failure;
+  std::string unopened;
+  const ojson weights = weights_of(answers, asked_all.weights, !failure && unanswered.empty(),
+                                   weights_failure, unopened);
+  sink(facts_event("application", {{"extensions", extensions}, {"weights", weights}}));
   if (!unanswered.empty()) return probe_gave_no(("the module " + unanswered).c_str(), sink);
+  if (!unopened.empty()) return probe_gave_no(("the weights file " + unopened).c_str(), sink);
+  if (weights_failure) {
+    findings.weights_failure = weights_failure;
+    const CauseInfo& row = cause_info(recognise_weights(*weights_failure));
+    sink(outcome_event(row.outcome, Stage::Application,
+                       ErrorInfo{std::string(row.type), weights_words(*weights_failure)}));
+    return false;
+  }
   if (!failure) return true;
   findings.extension_failure = failure;
   const CauseInfo& row = cause_info(recognise_extension(*failure));
@@ -129,14 +189,22 @@ bool application_stage(const PythonAnswers& answers, const std::vector<std::stri
   return false;
 }
 
-std::string module_being_imported(const PythonAnswers& answers) {
-  std::string module;
+std::string application_step(const PythonAnswers& answers) {
+  std::string step;
   for (const nlohmann::json& a : answers.answers) {
     const std::string call = a.value("call", std::string());
-    if (call == "importing") module = a.value("module", std::string());
-    if (call == "extension") module.clear();
+    if (call == "importing") step = "importing " + a.value("module", std::string());
+    if (call == "opening") step = "opening " + a.value("file", std::string());
+    if (call == "extension" || call == "weights") step.clear();
   }
-  return module;
+  return step;
+}
+
+std::string weights_name(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const size_t slash = trimmed.rfind('/');
+  return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
 }
 
 }  // namespace kd

@@ -23,15 +23,24 @@
 
 namespace kd {
 
+// What the application layer was asked: the modules of --import and the weights files of
+// --weights (their base names, as the python probe answers for them), in order.
+struct ApplicationAsked {
+  std::vector<std::string> imports;
+  std::vector<std::string> weights;
+};
+
 // Walks the application stage over the python probe's answers: the stage and its facts, and
-// for a module asked that failed, the outcome, through `sink`; the facts of that failure and
-// of each warning into `findings`. `asked` are the modules of --import, in order. False once it
-// has finished the run.
-bool application_stage(const PythonAnswers& answers, const std::vector<std::string>& asked,
+// for a module asked or a weights file that failed, the outcome, through `sink`; the facts of
+// that failure and of each warning into `findings`. False once it has finished the run.
+bool application_stage(const PythonAnswers& answers, const ApplicationAsked& asked,
                        WorkerFindings& findings, const EventSink& sink);
 
-// The module the python probe was importing when it stopped answering: the last it said it
-// was importing without answering for it; "" for none.
-std::string module_being_imported(const PythonAnswers& answers);
+// What the python probe was doing when it stopped answering, in words: "importing kd_hang",
+// "opening model.safetensors" (the last step it began without answering for it); "" for none.
+std::string application_step(const PythonAnswers& answers);
+
+// The base name of a path, as the report and the python probe name a weights file.
+std::string weights_name(const std::string& path);
 
 }  // namespace kd

@@ -288,6 +288,52 @@ void extension_facts(const FactSources& in, const Sanitizer& s, Facts& facts) {
   facts["ext_needed_by"] = needed_by.empty() ? facts["ext_module"] : needed_by;
 }
 
+// "1,342,177,280": a size in bytes, readable.
+std::string grouped(long long n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A weights file asked with --weights (weights_file.hpp), as its base name, sizes, tokens and
+// fixed words, never a path.
+void weights_facts(const FactSources& in, const Sanitizer& s, Facts& facts) {
+  const std::string torch = Sanitizer::token(in.torch_version);
+  if (!torch.empty()) facts["torch_version"] = torch;
+  if (in.weights == nullptr) return;
+  const WeightsFile& w = *in.weights;
+  const std::string file = s.message(w.file);
+  facts["weights_file"] = file.empty() ? "asked" : file;
+  facts["weights_format"] = format_words(w.format);
+  facts["weights_words"] = w.words.empty() ? w.error_name : s.message(w.words);
+  facts["weights_mode"] = Sanitizer::token(w.mode).empty() ? "unknown" : Sanitizer::token(w.mode);
+  facts["weights_owner"] = w.owner_other ? ", and it belongs to another user" : "";
+  facts["weights_size"] = w.size ? grouped(*w.size) : "an unknown number of";
+  facts["lfs_size"] = w.lfs_size ? grouped(*w.lfs_size) : "unknown size";
+  facts["weights_cut"] =
+      w.promised_size && w.size
+          ? "its header promises " + grouped(*w.promised_size) + " bytes and the file has " +
+                grouped(*w.size)
+          : "its end (the zip archive's central directory) is missing after " +
+                (w.size ? grouped(*w.size) : std::string("its")) + " bytes";
+  std::vector<std::string> dtypes;
+  for (const std::string& d : w.unsupported_dtypes) {
+    if (!Sanitizer::token(d).empty()) dtypes.push_back(Sanitizer::token(d));
+  }
+  facts["weights_unsupported"] = dtypes.empty() ? "" : " with the dtypes " + joined(dtypes);
+  std::vector<std::string> globals;
+  for (const std::string& g : w.refused_globals) {
+    if (!Sanitizer::token(g).empty()) globals.push_back(Sanitizer::token(g));
+  }
+  facts["weights_globals"] = globals.empty() ? "that it names" : joined(globals);
+  facts["weights_damage"] = w.damage.empty() ? s.message(w.words) : s.message(w.damage);
+  const std::string exception = Sanitizer::token(w.exception);
+  facts["weights_exception"] = exception.empty() ? "an exception" : exception;
+}
+
 }  // namespace
 
 Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
@@ -309,6 +355,7 @@ Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
   words_fact(in.error_message, sanitizer, facts);
   python_facts(in, facts);
   extension_facts(in, sanitizer, facts);
+  weights_facts(in, sanitizer, facts);
   run_facts(in, facts);
   return facts;
 }

@@ -290,6 +290,40 @@ bool extension_dependency_missing(const Seen& s) {
          !s.extension->missing_module.empty();
 }
 
+// ---- the application layer: a weights file asked with --weights (weights_file.hpp) ----
+
+bool weights_error(const Seen& s, std::initializer_list<std::string_view> names) {
+  if (s.weights == nullptr) return false;
+  for (std::string_view name : names) {
+    if (s.weights->error_name == name) return true;
+  }
+  return false;
+}
+bool weights_not_found(const Seen& s) { return weights_error(s, {"ENOENT", "ENOTDIR", "ELOOP"}); }
+bool weights_not_readable(const Seen& s) { return weights_error(s, {"EACCES", "EPERM"}); }
+bool weights_lfs_pointer(const Seen& s) {
+  return s.weights != nullptr && s.weights->format == "git_lfs_pointer";
+}
+bool weights_cut_short(const Seen& s) { return s.weights != nullptr && s.weights->cut; }
+bool weights_not_weights(const Seen& s) {
+  return s.weights != nullptr && !s.weights->format.empty() &&
+         !is_weights_format(s.weights->format) && !is_foreign_weights_format(s.weights->format);
+}
+bool weights_format_unsupported(const Seen& s) {
+  return s.weights != nullptr && (is_foreign_weights_format(s.weights->format) ||
+                                  !s.weights->unsupported_dtypes.empty() ||
+                                  s.weights->no_weights_only);
+}
+bool weights_only_refused(const Seen& s) {
+  return s.weights != nullptr &&
+         (!s.weights->refused_globals.empty() || s.weights->exception == "UnpicklingError");
+}
+bool weights_damaged(const Seen& s) {
+  return s.weights != nullptr && (!s.weights->damage.empty() ||
+                                  s.weights->exception == "BadZipFile" ||
+                                  s.weights->exception == "EOFError");
+}
+
 // An address-space limit (ulimit -v) is set.
 bool address_space_limited(const Seen& s) {
   return s.limits != nullptr && s.limits->address_space.has_value();
@@ -330,7 +364,8 @@ constexpr Outcome GpuUnavailable = Outcome::GpuUnavailable, TorchMissing = Outco
                   RuntimeError = Outcome::RuntimeError, WorkerFailed = Outcome::WorkerFailed,
                   InternalError = Outcome::InternalError, OutOfMemory = Outcome::OutOfMemory,
                   OutputWriteFailed = Outcome::OutputWriteFailed,
-                  ExtensionImportFailed = Outcome::ExtensionImportFailed;
+                  ExtensionImportFailed = Outcome::ExtensionImportFailed,
+                  WeightsUnusable = Outcome::WeightsUnusable;
 constexpr unsigned kCount = kDeviceCount, kCountOrStart = kDeviceCount | kDeviceStart,
                    kSearchOrImport = kTorchSearch | kPythonImport;
 
@@ -432,6 +467,17 @@ constexpr CauseRow kCauses[] = {
     {CAUSE(ExtensionCudaMismatch),            Application, ExtensionImportFailed, kApplication, seeing(extension_cuda_mismatch)},
     {CAUSE(ExtensionDependencyMissing),       Application, ExtensionImportFailed, kApplication, seeing(extension_dependency_missing)},
     {CAUSE(ExtensionImportError),             Application, ExtensionImportFailed, kApplication, kOtherwise},
+
+    // ---- application: a weights file asked with --weights (the python probe) ----
+    {CAUSE(WeightsNotFound),                  Application, WeightsUnusable,       kWeights,     seeing(weights_not_found)},
+    {CAUSE(WeightsNotReadable),               Application, WeightsUnusable,       kWeights,     seeing(weights_not_readable)},
+    {CAUSE(WeightsGitLfsPointer),             Application, WeightsUnusable,       kWeights,     seeing(weights_lfs_pointer)},
+    {CAUSE(WeightsCutShort),                  Application, WeightsUnusable,       kWeights,     seeing(weights_cut_short)},
+    {CAUSE(WeightsNotAWeightsFile),           Application, WeightsUnusable,       kWeights,     seeing(weights_not_weights)},
+    {CAUSE(WeightsFormatUnsupported),         Application, WeightsUnusable,       kWeights,     seeing(weights_format_unsupported)},
+    {CAUSE(WeightsOnlyRefused),               Application, WeightsUnusable,       kWeights,     seeing(weights_only_refused)},
+    {CAUSE(WeightsArchiveDamaged),            Application, WeightsUnusable,       kWeights,     seeing(weights_damaged)},
+    {CAUSE(WeightsLoadError),                 Application, WeightsUnusable,       kWeights,     kOtherwise},
 
     // ---- the worker's start: fork, exec or one of its pipes failed ----
     {CAUSE(ProcessLimitAtStart),              Import,  WorkerFailed,      kWorkerStart,  system_errors({EAGAIN})},
@@ -944,6 +990,77 @@ constexpr CauseWords kWords[] = {
      "Run python -c \"import {ext_module}\" with that interpreter to see the whole error, and "
      "check {ext_name}'s compatibility with this torch and its backend."},
 
+    // ---- application: a weights file asked with --weights (the python probe) ----
+    {CauseId::WeightsNotFound,
+     "the weights file is not there",
+     "opening it fails with ENOENT (or ENOTDIR, ELOOP: a dangling link)",
+     "The weights file {weights_file} was not found ({weights_words}).",
+     "Check the path the application loads its weights from (a relative path is taken from the "
+     "folder the check runs in), and that the file was downloaded or mounted into the image."},
+    {CauseId::WeightsNotReadable,
+     "a weights file the user running the check may not read",
+     "opening it fails with EACCES or EPERM",
+     "The weights file {weights_file} is there, but the user running the check may not read it "
+     "(its mode is {weights_mode}{weights_owner}).",
+     "Make it readable for the user the container runs as (chmod a+r, or chown it to that "
+     "user), or run as its owner: files copied into an image keep the owner and mode they had "
+     "where the image was built."},
+    {CauseId::WeightsGitLfsPointer,
+     "a Git LFS pointer in place of the weights",
+     "its first bytes are a Git LFS pointer's (version https://git-lfs.github.com/spec/v1)",
+     "The weights file {weights_file} is a Git LFS pointer ({weights_size} bytes of text) "
+     "standing for an object of {lfs_size} bytes, not the weights: its repository was cloned "
+     "without Git LFS.",
+     "Fetch the objects in that clone (git lfs install, then git lfs pull), or download the "
+     "file itself, and run the check again."},
+    {CauseId::WeightsCutShort,
+     "a weights file cut short",
+     "its size is less than its header promises (safetensors), or a zip archive has no central "
+     "directory at its end",
+     "The weights file {weights_file} ({weights_format}) is cut short: {weights_cut}.",
+     "Download it again, whole (an interrupted download or a full disk leaves it so), and "
+     "compare its size with the source's."},
+    {CauseId::WeightsNotAWeightsFile,
+     "not a weights file",
+     "its first bytes are no weights format's: an HTML page, text, an archive of another kind, "
+     "a program, nothing",
+     "The weights file {weights_file} is not a weights file: it is {weights_format} "
+     "({weights_size} bytes).",
+     "Download the weights themselves: an error page or a redirect saved under the weights' "
+     "name (a link that needs a token, a wrong URL) is the usual cause; look at the file's "
+     "first lines."},
+    {CauseId::WeightsFormatUnsupported,
+     "a weights format the torch present cannot read",
+     "another framework's weights (GGUF, NumPy, HDF5, a plain pickle), safetensors dtypes this "
+     "torch lacks, or a torch.load without weights_only",
+     "The weights file {weights_file} is {weights_format}{weights_unsupported}, which torch "
+     "{torch_version} cannot read.",
+     "Convert it to safetensors or torch.save's format with the tools of the format it is in, "
+     "or use a torch that reads it (a newer release, for newer dtypes)."},
+    {CauseId::WeightsOnlyRefused,
+     "weights that torch.load's weights_only refuses",
+     "torch.load(weights_only=True) raises UnpicklingError; the globals it needs are read "
+     "without unpickling (torch.serialization.get_unsafe_globals_in_checkpoint)",
+     "torch.load refuses the weights file {weights_file} with weights_only=True, the default "
+     "since torch 2.6: it needs the globals {weights_globals}, which a file of weights alone does "
+     "not (a whole pickled model, a class of the application's).",
+     "Save the model's state_dict instead (torch.save(model.state_dict(), path)) and load it "
+     "into the model; for a file you trust, allow those classes with "
+     "torch.serialization.add_safe_globals; weights_only=False only for a file you trust."},
+    {CauseId::WeightsArchiveDamaged,
+     "a damaged weights file",
+     "its header does not hold together (safetensors: JSON, dtypes, shapes against offsets, "
+     "bytes after the last tensor), or its archive cannot be read",
+     "The weights file {weights_file} ({weights_format}) is damaged: {weights_damage}.",
+     "Download it again and check it against the source's checksum."},
+    {CauseId::WeightsLoadError,
+     "the weights could not be loaded, cause not recognised",
+     "any other failure of torch.load",
+     "torch {torch_version} failed to load the weights file {weights_file} ({weights_format}): "
+     "{weights_exception}: {weights_words}.",
+     "Load it with torch.load(path, map_location=\"cpu\", weights_only=True) in that "
+     "interpreter to see the whole error."},
+
     // ---- the worker's start: fork, exec or one of its pipes failed ----
     {CauseId::ProcessLimitAtStart,
      "a process limit stops the worker's start",
@@ -1206,6 +1323,13 @@ CauseId recognise_python_import(const PythonImport& facts) {
   const Seen seen{kNoEvidence, "", kNoCopy, nullptr, nullptr, &facts};
   return first_row(kPythonImport, [&](const Recogniser& how) { return shows(how, seen); })
       .value_or(CauseId::TorchImportError);
+}
+
+CauseId recognise_weights(const WeightsFile& facts) {
+  Seen seen{kNoEvidence, "", kNoCopy};
+  seen.weights = &facts;
+  return first_row(kWeights, [&](const Recogniser& how) { return shows(how, seen); })
+      .value_or(CauseId::WeightsLoadError);
 }
 
 CauseId recognise_extension(const ExtensionImport& facts) {

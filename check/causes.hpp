@@ -35,6 +35,7 @@
 #include "python_import.hpp"
 #include "resource_limits.hpp"
 #include "sanitize.hpp"
+#include "weights_file.hpp"
 
 namespace kd {
 
@@ -101,6 +102,16 @@ enum class CauseId {
   ExtensionCudaMismatch,
   ExtensionDependencyMissing,
   ExtensionImportError,
+  // application: a weights file asked with --weights (the python probe)
+  WeightsNotFound,
+  WeightsNotReadable,
+  WeightsGitLfsPointer,
+  WeightsCutShort,
+  WeightsNotAWeightsFile,
+  WeightsFormatUnsupported,
+  WeightsOnlyRefused,
+  WeightsArchiveDamaged,
+  WeightsLoadError,
   // the worker could not be started
   ProcessLimitAtStart,
   OutOfMemoryAtStart,
@@ -132,6 +143,7 @@ enum Where : unsigned {
   kStableProbe = 512,  // the stable probe's check of the libtorch it loaded
   kPythonImport = 1024,  // the interpreter's own `import torch` (the python probe)
   kApplication = 2048,   // a module of the application asked with --import (the python probe)
+  kWeights = 4096,       // a weights file asked with --weights (the python probe)
 };
 
 // Whose error numbers a row names: a GPU runtime's, or the system's (errno,
@@ -150,6 +162,7 @@ struct Seen {
   const ResourceLimits* limits = nullptr;
   const PythonImport* import = nullptr;  // the python probe's import that failed
   const ExtensionImport* extension = nullptr;  // a module asked with --import that failed
+  const WeightsFile* weights = nullptr;        // a weights file asked with --weights
 };
 
 // A sign: what must hold of what was seen for a row, beside its numbers or
@@ -268,6 +281,10 @@ CauseId recognise_python_import(const PythonImport& facts);
 // (the exception's, the distribution's metadata, the undefined symbol against torch's exports,
 // the CUDA runtime its libraries need); ExtensionImportError where no row fits.
 CauseId recognise_extension(const ExtensionImport& facts);
+// A weights file asked with --weights could not be used: by the facts of weights_file.hpp (the
+// system's error number, the format its first bytes show, the size its header promises, the
+// globals weights_only refuses, the damage found); WeightsLoadError where no row fits.
+CauseId recognise_weights(const WeightsFile& facts);
 // An allocation failed (OUT_OF_MEMORY): by the limits the worker ran under.
 std::optional<CauseId> recognise_allocation(const ResourceLimits& limits);
 
@@ -288,6 +305,8 @@ struct FactSources {
   const PythonImport* import = nullptr;  // the python probe's import that failed
   std::string_view python_version;       // the interpreter's: "3.11.2"
   const ExtensionImport* extension = nullptr;  // a module of the application (--import)
+  const WeightsFile* weights = nullptr;        // a weights file (--weights)
+  std::string_view torch_version;              // the torch imported: "2.15.0"
 };
 // Every placeholder's value for this run. What comes from outside the check
 // (library names, versions) is kept only as a sanitized token.

@@ -89,6 +89,7 @@ struct Written {
   bool output_given = false;
   bool host_check = false;
   std::vector<std::string> imports;
+  std::vector<std::string> weights;
 };
 
 void add_options(CLI::App& app, Written& w) {
@@ -110,6 +111,12 @@ void add_options(CLI::App& app, Written& w) {
                  "after the computation, also import this module of the application in the same "
                  "interpreter and torch (repeatable; the python probe only)")
       ->type_name("MODULE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--weights", w.weights,
+                 "after the computation, also open this weights file as the application loads "
+                 "it, never running code from it (repeatable; the python probe only)")
+      ->type_name("FILE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.set_version_flag("--version", std::string("kernodeck-diagnostic ") + kToolVersion);
@@ -158,6 +165,12 @@ ParseResult options_of(const Written& w) {
     }
     if (std::find(options.imports.begin(), options.imports.end(), module) == options.imports.end()) {
       options.imports.push_back(module);
+    }
+  }
+  for (const std::string& file : w.weights) {
+    if (file.empty()) return UsageError{with_hint("--weights needs a file name")};
+    if (std::find(options.weights.begin(), options.weights.end(), file) == options.weights.end()) {
+      options.weights.push_back(file);
     }
   }
   return options;

@@ -20,6 +20,9 @@ struct Options {
   // Modules of the application to import after the computation (--import), in order, each
   // once: dotted Python names ("torchvision", "torchvision.ops").
   std::vector<std::string> imports;
+  // Weights files of the application to open after the computation (--weights), in order, each
+  // once, as given (a path).
+  std::vector<std::string> weights;
 };
 
 inline constexpr double kMinTimeoutS = 5.0;

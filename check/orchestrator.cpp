@@ -92,9 +92,9 @@ std::optional<WorkerVerdict> verdict_of_end(const RunResult& run, const WorkerFi
       return WorkerVerdict{Outcome::Timeout, findings.stage,
                            ErrorInfo{failure_type(Failure::Timeout),
                                      "no verdict within the time limit; the worker was stopped" +
-                                         (findings.importing.empty()
+                                         (findings.application_step.empty()
                                               ? std::string()
-                                              : " while importing " + findings.importing)},
+                                              : " while " + findings.application_step)},
                            0, std::nullopt};
     case RunEnd::Exited:
       break;
@@ -147,6 +147,9 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
   sources.import = findings.python_import ? &*findings.python_import : nullptr;
   sources.python_version = findings.python_version;
   sources.extension = findings.extension_failure ? &*findings.extension_failure : nullptr;
+  sources.weights = findings.weights_failure ? &*findings.weights_failure : nullptr;
+  const std::string torch_version = text_of(findings.pytorch["version"]);
+  sources.torch_version = torch_version;
   return {outcome, stage, error, 0, words_of(*id, sources, limits, sanitizer)};
 }
 
@@ -371,7 +374,8 @@ bool worker_spec(const std::string& self_exe, const ProbeChoice& probe, WorkerRe
     request.probe_path.clear();
     searched = where.searched;
     spec.argv = python_worker_argv(where.python, in.options.device == Device::Cuda,
-                                   in.options.device_index, in.options.imports);
+                                   in.options.device_index, in.options.imports,
+                                   in.options.weights);
     return true;
   }
   if (probe.kind == KD_PROBE_KIND_STABLE_ABI) {
@@ -387,7 +391,8 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
   const Options& options = in.options;
   WorkerFindings& findings = in.findings;
   const Clock::time_point deadline = deadline_in(options.timeout_s);
-  WorkerRequest request{options.device, options.device_index, probe.path, "", options.imports};
+  WorkerRequest request{options.device, options.device_index, probe.path, "", options.imports,
+                        options.weights};
   SpawnSpec spec;
   std::string searched;  // how the python probe's interpreter was found
   std::optional<WorkerVerdict> not_started;
@@ -411,7 +416,8 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
       findings.python_version = i->value("python_version", std::string());
       findings.python_environment = i->value("environment", std::string());
     }
-    findings.importing = module_being_imported(answers);
+    // A module's or a file's name, as any outside text.
+    findings.application_step = sanitizer.message(application_step(answers));
     const bool whole = answers.done && answers.problem.empty() && run.end == RunEnd::Exited &&
                        run.status.exited() && run.status.code == 0;
     // Every answer given and the interpreter ended on its own: the stages walked over them.
@@ -491,7 +497,8 @@ CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter
 }  // namespace
 
 std::optional<std::string> refused_for_probe(const Options& options, const std::string& self_exe) {
-  if (options.imports.empty()) return std::nullopt;
+  if (options.imports.empty() && options.weights.empty()) return std::nullopt;
+  const std::string option = options.imports.empty() ? "--weights" : "--import";
   const char* override_path = std::getenv(kProbeOverrideVariable);
   const std::string kind = override_path != nullptr && *override_path != '\0'
                                ? std::string("override")
@@ -502,11 +509,11 @@ std::optional<std::string> refused_for_probe(const Options& options, const std::
       : kind == KD_PROBE_KIND_STABLE_ABI
           ? "its stable probe, for the torch folder KERNODECK_TORCH_DIR names"
           : "the fault-injection probe KERNODECK_PROBE_MODULE names";
-  return "kernodeck-diagnostic: error: --import needs the interpreter of the application to "
-         "import its modules with, and this check certifies libtorch through " + which +
-         ", without one; run it with KERNODECK_TORCH_PYTHON naming the application's python "
-         "(or installed into its environment), or without --import\n"
-         "Run 'kernodeck-diagnostic --help' for usage.";
+  return "kernodeck-diagnostic: error: " + option + " needs the interpreter of the application "
+         "to import its modules and load its weights with, and this check certifies libtorch "
+         "through " + which + ", without one; run it with KERNODECK_TORCH_PYTHON naming the "
+         "application's python (or installed into its environment), or without " + option +
+         "\nRun 'kernodeck-diagnostic --help' for usage.";
 }
 
 ProbeChoice default_probe(const std::string& self_exe) {

@@ -9,7 +9,7 @@ namespace {
 #define OUTCOME(name) Outcome::name, SnakeCase(#name, SnakeCase::kUpper)
 
 // Each row: the outcome, its exit status and what happened; then what to do.
-constexpr std::array<OutcomeInfo, 15> kTable{{
+constexpr std::array<OutcomeInfo, 16> kTable{{
     {OUTCOME(GpuCheckPassed), 0, "Product and gradient were verified on the chosen GPU.",
      "Run a small input of your application next."},
     {OUTCOME(CpuCheckPassed), 0, "Product and gradient were verified on the CPU only.",
@@ -41,6 +41,9 @@ constexpr std::array<OutcomeInfo, 15> kTable{{
     {OUTCOME(ExtensionImportFailed), 13,
      "A module of the application asked with --import failed to import with this torch.",
      "Check its compatibility with the torch package and the backend of this environment."},
+    {OUTCOME(WeightsUnusable), 14,
+     "A weights file asked with --weights cannot be loaded as the application loads it.",
+     "Check its path, its format and the access rights, and download it again if it is cut."},
 }};
 
 #undef OUTCOME
@@ -68,6 +71,7 @@ constexpr size_t row_of(Outcome outcome) {
     case Outcome::WorkerFailed: return 12;
     case Outcome::OutputWriteFailed: return 13;
     case Outcome::ExtensionImportFailed: return 14;
+    case Outcome::WeightsUnusable: return 15;
   }
   return 2;  // not an enumerator: the INTERNAL_ERROR row
 }

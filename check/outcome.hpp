@@ -55,6 +55,7 @@ enum class Outcome {
   WorkerFailed,
   OutputWriteFailed,
   ExtensionImportFailed,
+  WeightsUnusable,
 };
 
 // Exit status of a usage error; it has no report and so no Outcome.

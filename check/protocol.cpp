@@ -111,24 +111,49 @@ constexpr Field kExtensionFields[] = {
     {"torch_matches", is_nullable_bool},   {"imported", is_nullable_bool},
     {"seconds", is_nullable_seconds}};
 
+bool is_count_or_null(const json& v) { return v.is_null() || is_count(v); }
+bool is_strings(const json& v) {
+  if (!v.is_array()) return false;
+  for (const json& item : v) {
+    if (!item.is_string()) return false;
+  }
+  return true;
+}
+
+// application.weights' entries.
+constexpr Field kWeightsFields[] = {
+    {"file", is_string},        {"format", is_nullable_string}, {"tensors", is_count_or_null},
+    {"bytes", is_count_or_null}, {"dtypes", is_strings},          {"verified", is_nullable_bool},
+    {"seconds", is_nullable_seconds}};
+
+// A list of entries, each with every key of `fields`, of its type, and no other.
+template <size_t N>
+bool merge_entries(const json& source, const Field (&fields)[N], ojson& out, std::string& problem) {
+  for (const json& entry : source) {
+    ojson kept;
+    for (const Field& field : fields) kept[field.name] = nullptr;
+    if (!entry.is_object() || entry.size() != N || !merge_fields(kept, entry, fields, problem)) {
+      if (problem.empty()) problem = "an application entry's facts are incomplete";
+      return false;
+    }
+    out.push_back(std::move(kept));
+  }
+  return true;
+}
+
 void merge_application(WorkerFindings& f, const json& source) {
-  if (!source.is_object() || source.size() != 1 || !source.contains("extensions") ||
-      !source["extensions"].is_array()) {
-    f.protocol_problem = "application facts are not {\"extensions\": [...]}";
+  if (!source.is_object() || source.size() != 2 || !source.contains("extensions") ||
+      !source["extensions"].is_array() || !source.contains("weights") ||
+      !source["weights"].is_array()) {
+    f.protocol_problem = "application facts are not {\"extensions\": [...], \"weights\": [...]}";
     return;
   }
-  ojson extensions = ojson::array();
-  for (const json& entry : source["extensions"]) {
-    ojson kept;
-    for (const Field& field : kExtensionFields) kept[field.name] = nullptr;
-    if (entry.size() != std::size(kExtensionFields) ||
-        !merge_fields(kept, entry, kExtensionFields, f.protocol_problem)) {
-      if (f.protocol_problem.empty()) f.protocol_problem = "an extension's facts are incomplete";
-      return;
-    }
-    extensions.push_back(std::move(kept));
+  ojson extensions = ojson::array(), weights = ojson::array();
+  if (!merge_entries(source["extensions"], kExtensionFields, extensions, f.protocol_problem) ||
+      !merge_entries(source["weights"], kWeightsFields, weights, f.protocol_problem)) {
+    return;
   }
-  f.application = {{"extensions", std::move(extensions)}};
+  f.application = {{"extensions", std::move(extensions)}, {"weights", std::move(weights)}};
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "extension_import.hpp"
 #include "outcome.hpp"
 #include "python_import.hpp"
+#include "weights_file.hpp"
 
 namespace kd {
 
@@ -62,12 +63,14 @@ struct WorkerFindings {
   std::optional<PythonImport> python_import;
   // The application layer's (application.hpp): the report's `application` block (null where
   // the stage was not reached), the facts of the module asked with --import that failed, those
-  // of each distribution made for another torch (a warning each), and the module being imported
-  // when the worker was stopped ("" for none).
+  // of each distribution made for another torch (a warning each), those of the weights file of
+  // --weights that could not be used, and what the worker was doing when it was stopped
+  // ("importing kd_hang", "opening model.safetensors"; "" for none).
   ojson application = nullptr;
   std::optional<ExtensionImport> extension_failure;
   std::vector<ExtensionImport> extension_warnings;
-  std::string importing;
+  std::optional<WeightsFile> weights_failure;
+  std::string application_step;
 };
 
 // Parent side: folds one line into the findings; a malformed line is noted

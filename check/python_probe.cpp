@@ -9,11 +9,12 @@ std::string_view python_probe_program_text();  // python_probe_program.cpp, made
 std::string_view python_probe_program() { return python_probe_program_text(); }
 
 std::vector<std::string> python_worker_argv(const std::string& python, bool gpu, long long index,
-                                            const std::vector<std::string>& imports) {
-  std::vector<std::string> argv{python, "-B", "-c", std::string(python_probe_program()),
-                                gpu ? "cuda" : "cpu", std::to_string(index)};
-  argv.insert(argv.end(), imports.begin(), imports.end());
-  return argv;
+                                            const std::vector<std::string>& imports,
+                                            const std::vector<std::string>& weights) {
+  const nlohmann::json asked = {{"imports", imports}, {"weights", weights}};
+  return {python, "-B", "-c", std::string(python_probe_program()), gpu ? "cuda" : "cpu",
+          std::to_string(index),
+          asked.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 const nlohmann::json* PythonAnswers::find(std::string_view call) const {

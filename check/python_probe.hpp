@@ -25,11 +25,13 @@ inline constexpr const char* kProbeKindPython = "python";
 // The program, byte for byte as probe/python_probe.py.
 std::string_view python_probe_program();
 
-// The worker's argv: the interpreter running the program for a device, an index and the modules
-// of the application to import after the computation (--import). -B: the check writes nothing
-// into the environment it certifies (no __pycache__).
+// The worker's argv: the interpreter running the program for a device, an index, and what the
+// application layer is asked after the computation (the modules of --import, the weights files
+// of --weights, as a JSON object). -B: the check writes nothing into the environment it
+// certifies (no __pycache__).
 std::vector<std::string> python_worker_argv(const std::string& python, bool gpu, long long index,
-                                            const std::vector<std::string>& imports = {});
+                                            const std::vector<std::string>& imports = {},
+                                            const std::vector<std::string>& weights = {});
 
 struct PythonAnswers {
   std::vector<nlohmann::json> answers;  // in the order given

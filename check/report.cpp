@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include "application.hpp"
 #include "python_probe.hpp"
 
 #include <sys/utsname.h>
@@ -82,9 +83,9 @@ std::string compose_message(const ReportInput& in) {
     case Outcome::Timeout:
       what = "The check was stopped by its " + seconds_text(in.options.timeout_s) +
              " s time limit during the " + std::string(stage_name(in.stage)) + " stage" +
-             (in.findings.importing.empty() || in.stage != Stage::Application
+             (in.findings.application_step.empty() || in.stage != Stage::Application
                   ? std::string()
-                  : ", importing " + Sanitizer::token(in.findings.importing)) +
+                  : ", " + in.findings.application_step) +
              ".";
       break;
     case Outcome::WorkerFailed:
@@ -152,7 +153,22 @@ ojson application_section(const ReportInput& in, const Sanitizer& sanitizer) {
     }
     extensions.push_back(std::move(entry));
   }
-  return {{"extensions", std::move(extensions)}};
+  ojson weights = ojson::array();
+  for (ojson entry : found.value("weights", ojson::array())) {
+    // A file by its base name only, as any outside text; its format and dtypes, tokens.
+    entry["file"] = sanitizer.message(entry["file"].is_string() ? entry["file"].get<std::string>() : "");
+    if (entry["format"].is_string()) {
+      const std::string format = Sanitizer::token(entry["format"].get<std::string>());
+      entry["format"] = format.empty() ? ojson(nullptr) : ojson(format);
+    }
+    ojson dtypes = ojson::array();
+    for (const ojson& d : entry["dtypes"]) {
+      if (d.is_string() && !Sanitizer::token(d.get<std::string>()).empty()) dtypes.push_back(d);
+    }
+    entry["dtypes"] = dtypes;
+    weights.push_back(std::move(entry));
+  }
+  return {{"extensions", std::move(extensions)}, {"weights", std::move(weights)}};
 }
 
 // `warnings`: their words come from the catalogue, filled with facts already sanitized.
@@ -200,6 +216,11 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
   const ojson error = error_section(in, sanitizer);
   ojson imports = ojson::array();
   for (const std::string& module : in.options.imports) imports.push_back(module);
+  // The weights files asked, by their base names: a path of the machine never.
+  ojson weights = ojson::array();
+  for (const std::string& file : in.options.weights) {
+    weights.push_back(sanitizer.message(weights_name(file)));
+  }
   return {
       {"schema_version", 1},
       {"tool",
@@ -216,7 +237,8 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
         {"device_index", in.options.device_index},
         {"timeout_s", timeout_value(in.options.timeout_s)},
         {"host_check", in.options.host_check},
-        {"imports", imports}}},
+        {"imports", imports},
+        {"weights", weights}}},
       {"runtime", runtime_section(in)},
       {"pytorch", pytorch},
       {"execution", execution},

@@ -704,8 +704,10 @@ void run_python_answers(const PythonAnswers& answers, const WorkerRequest& reque
   Stages s(sink);
   if (!python_import_stage(answers, request, searched, findings, s)) return;
   g_answers = &answers;
+  ApplicationAsked asked{request.imports, {}};
+  for (const std::string& path : request.weights) asked.weights.push_back(weights_name(path));
   run_stages(kAnsweredProbe, request, sink, [&](const EventSink& stage_sink) {
-    return application_stage(answers, request.imports, findings, stage_sink);
+    return application_stage(answers, asked, findings, stage_sink);
   });
   g_answers = nullptr;
   answered_timings(answers, findings);

@@ -32,8 +32,10 @@ struct WorkerRequest {
   // The torch folder the parent found for a probe that loads libtorch itself (the stable
   // probe, torch_location.hpp); empty otherwise.
   std::string torch_dir;
-  // The modules of the application asked with --import, in order (the python probe's alone).
+  // The modules of the application asked with --import and the weights files of --weights, in
+  // order (the python probe's alone).
   std::vector<std::string> imports;
+  std::vector<std::string> weights;
 };
 
 // argv of the worker, and back.

@@ -91,6 +91,7 @@ const std::set<std::string>& allowed_extra_keys() {
         "/error/type",
         "/error/message",
         "/application/extensions",
+        "/application/weights",
     };
     extra.insert(evidence_keys().begin(), evidence_keys().end());
     return extra;
@@ -265,6 +266,10 @@ class ReportShape {
     if (at("/output/requested") != has_arg(a, "--output")) {
       problem("/output/requested does not reflect --output");
     }
+    if (at("/requested/weights") != json(requested_files())) {
+      problem("/requested/weights " + show(at("/requested/weights")) +
+              " does not list the base names of the files of --weights in order");
+    }
     if (at("/requested/imports") != json(arg_values(a, "--import"))) {
       problem("/requested/imports " + show(at("/requested/imports")) +
               " does not list the modules of --import in order");
@@ -298,8 +303,10 @@ class ReportShape {
       problem("a pass of the python probe without its /application block");
     }
     if (block.is_null()) return;
-    if (!block.is_object() || !block.contains("extensions") || !block["extensions"].is_array()) {
-      problem("/application is not {\"extensions\": [...]}: " + show(block));
+    if (!block.is_object() || block.size() != 2 || !block.contains("extensions") ||
+        !block["extensions"].is_array() || !block.contains("weights") ||
+        !block["weights"].is_array()) {
+      problem("/application is not {\"extensions\": [...], \"weights\": [...]}: " + show(block));
       return;
     }
     std::set<std::string> listed;
@@ -307,8 +314,57 @@ class ReportShape {
     for (const std::string& module : asked) {
       if (!listed.count(module)) problem("/application/extensions lacks the module asked " + module);
     }
-    if (at("/code") == "EXTENSION_IMPORT_FAILED" && stage != "application") {
-      problem("EXTENSION_IMPORT_FAILED at stage " + show(at("/stage")) + ", not application");
+    std::vector<std::string> files;
+    for (const json& w : block["weights"]) weights_file(w, files);
+    if (files != requested_files()) {
+      problem("/application/weights does not list the weights files asked, in order: " +
+              show(block["weights"]));
+    }
+    for (const char* code : {"EXTENSION_IMPORT_FAILED", "WEIGHTS_UNUSABLE"}) {
+      if (at("/code") == code && stage != "application") {
+        problem(std::string(code) + " at stage " + show(at("/stage")) + ", not application");
+      }
+    }
+  }
+
+  // The base names of the weights files of --weights, as the report names them.
+  std::vector<std::string> requested_files() const {
+    std::vector<std::string> names;
+    for (std::string path : arg_values(arguments_, "--weights")) {
+      while (path.size() > 1 && path.back() == '/') path.pop_back();
+      names.push_back(path.substr(path.rfind('/') + 1));
+    }
+    return names;
+  }
+
+  // One entry of application.weights: its base name, never a folder; its format a token; counts.
+  void weights_file(const json& w, std::vector<std::string>& files) {
+    static const std::vector<std::string> keys{"file",   "format",   "tensors", "bytes",
+                                               "dtypes", "verified", "seconds"};
+    if (!w.is_object() || w.size() != keys.size() || !w.value("file", json()).is_string()) {
+      problem("a weights entry is not {file, format, tensors, bytes, dtypes, verified, seconds}: " +
+              show(w));
+      return;
+    }
+    const std::string file = w["file"].get<std::string>();
+    if (file.find('/') != std::string::npos) problem("a weights entry names a folder: " + show(w));
+    files.push_back(file);
+    const json format = w.value("format", json());
+    if (!format.is_null() && !(format.is_string() && is_token(format.get<std::string>(), ""))) {
+      problem("a weights entry's format is no word: " + show(format));
+    }
+    for (const char* key : {"tensors", "bytes"}) {
+      const json v = w.value(key, json());
+      if (!v.is_null() && !(v.is_number_integer() && v.get<long long>() >= 0)) {
+        problem(std::string("a weights entry's ") + key + " is " + show(v));
+      }
+    }
+    const json dtypes = w.value("dtypes", json());
+    if (!dtypes.is_array()) problem("a weights entry's dtypes is no list: " + show(dtypes));
+    const json verified = w.value("verified", json());
+    if (!verified.is_null() && !verified.is_boolean()) problem("a weights entry's verified is " + show(verified));
+    if (at("/status") == "passed" && verified != true) {
+      problem("a pass with a weights file not verified: " + show(w));
     }
   }
 
@@ -445,6 +501,12 @@ std::vector<std::string> arguments_from_report(const nlohmann::json& report) {
     if (imports.is_array()) {
       for (const json& module : imports) {
         if (module.is_string()) args.insert(args.end(), {"--import", module.get<std::string>()});
+      }
+    }
+    const json weights = requested.value("weights", json());
+    if (weights.is_array()) {
+      for (const json& file : weights) {
+        if (file.is_string()) args.insert(args.end(), {"--weights", file.get<std::string>()});
       }
     }
   }

@@ -11,6 +11,7 @@ const std::vector<ContractOutcome>& contract_outcomes() {
       {"GPU_UNAVAILABLE", 6},      {"DEVICE_INDEX_INVALID", 7}, {"CHECK_FAILED", 8},
       {"OUT_OF_MEMORY", 9},        {"RUNTIME_ERROR", 9},      {"TIMEOUT", 10},
       {"WORKER_FAILED", 11},       {"OUTPUT_WRITE_FAILED", 12}, {"EXTENSION_IMPORT_FAILED", 13},
+      {"WEIGHTS_UNUSABLE", 14},
   };
   return table;
 }
@@ -50,6 +51,7 @@ const std::vector<std::string>& contract_report_keys() {
       "/requested/timeout_s",
       "/requested/host_check",
       "/requested/imports",
+      "/requested/weights",
       "/runtime",
       "/runtime/os_family",
       "/runtime/arch",

@@ -57,7 +57,7 @@ const char* const kGpuPass = R"({
   "stage": "complete",
   "message": "Product and gradient were verified on cuda:0. Run a small input of your application next.",
   "requested": {"device": "cuda", "device_index": 0, "timeout_s": 30, "host_check": false,
-                "imports": []},
+                "imports": [], "weights": []},
   "runtime": {"os_family": "Linux", "arch": "x86_64",
               "check_build": {"compiler": "GCC 12.2.0", "cxx_standard": "C++17",
                               "build_type": "RelWithDebInfo"},

@@ -37,7 +37,7 @@ json report(const std::string& code, int exit_code, const std::string& stage) {
                          : "libtorch was found but failed to load."},
       {"requested",
        {{"device", "cpu"}, {"device_index", 0}, {"timeout_s", 30}, {"host_check", false},
-        {"imports", json::array()}}},
+        {"imports", json::array()}, {"weights", json::array()}}},
       {"runtime", {{"os_family", "Linux"}, {"arch", "x86_64"}, {"check_build", nullptr},
                    {"torch_source", nullptr}, {"python_environment", nullptr},
                    {"python_version", nullptr}}},
@@ -79,7 +79,8 @@ json application_failure() {
   r["application"] = {{"extensions",
                        {{{"module", "my_app"}, {"distribution", nullptr}, {"version", nullptr},
                          {"requires_torch", nullptr}, {"torch_matches", nullptr},
-                         {"imported", false}, {"seconds", 0.001}}}}};
+                         {"imported", false}, {"seconds", 0.001}}}},
+                      {"weights", json::array()}};
   r["error"] = {{"type", "ExtensionNotInstalled"},
                 {"message", "ModuleNotFoundError: No module named 'my_app'"},
                 {"evidence", nullptr}};

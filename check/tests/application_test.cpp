@@ -36,9 +36,10 @@ const char* const kListed =
     R"({"distribution":"torchvision","version":"0.24.1","requires_torch":"==2.9.1","module":"torchvision","local_tag":""},)"
     R"({"distribution":"kornia","version":"0.8.0","requires_torch":">=2.0","module":"kornia","local_tag":""}]})";
 
-WorkerFindings walk(const PythonAnswers& answers, const std::vector<std::string>& asked) {
+WorkerFindings walk(const PythonAnswers& answers, const std::vector<std::string>& asked,
+                    const std::vector<std::string>& weights = {}) {
   WorkerFindings findings;
-  WorkerRequest request{Device::Cpu, 0, "", "", asked};
+  WorkerRequest request{Device::Cpu, 0, "", "", asked, weights};
   run_python_answers(answers, request, "the python3 on PATH", findings,
                      [&findings](const std::string& line) { apply_event(findings, line); });
   EXPECT_EQ(findings.protocol_problem, "");
@@ -101,11 +102,37 @@ TEST(ApplicationStage, AnUndefinedSymbolIsShownDemangled) {
             "const*, char const*, unsigned int, std::string const&)");
 }
 
+TEST(ApplicationStage, WeightsFilesAreOpenedOnceTheModulesImportedAndTheFirstUnusableIsTheVerdict) {
+  const std::vector<std::string> lines = {
+      kListed,
+      R"({"event":"answer","call":"opening","file":"sd.pt"})",
+      R"({"event":"answer","call":"weights","file":"sd.pt","ok":true,"format":"torch_zip","tensors":2,"bytes":24,"dtypes":["float32"],"facts":{"size":1789,"mode":"0644","owner_other":false},"seconds":0.002})",
+      R"({"event":"answer","call":"opening","file":"lfs.safetensors"})",
+      R"({"event":"answer","call":"weights","file":"lfs.safetensors","ok":false,"format":"git_lfs_pointer","tensors":null,"bytes":null,"dtypes":[],"facts":{"size":135,"mode":"0644","owner_other":false,"lfs_size":1342177280},"seconds":0.0001})",
+  };
+  WorkerFindings f =
+      walk(answers_with(lines), {}, {"/models/sd.pt", "lfs.safetensors", "later.safetensors"});
+  EXPECT_EQ(f.outcome, Outcome::WeightsUnusable);
+  EXPECT_EQ(f.outcome_stage, Stage::Application);
+  ASSERT_TRUE(f.error);
+  EXPECT_EQ(f.error->type, "WeightsGitLfsPointer");
+  const ojson& weights = f.application["weights"];
+  ASSERT_EQ(weights.size(), 3u);
+  EXPECT_EQ(weights[0]["file"], "sd.pt");  // the base name, never the folder
+  EXPECT_EQ(weights[0]["verified"], true);
+  EXPECT_EQ(weights[0]["tensors"], 2);
+  EXPECT_EQ(weights[1]["format"], "git_lfs_pointer");
+  EXPECT_EQ(weights[1]["verified"], false);
+  EXPECT_TRUE(weights[2]["verified"].is_null());  // not reached
+  ASSERT_TRUE(f.weights_failure);
+  EXPECT_EQ(f.weights_failure->lfs_size, 1342177280);
+}
+
 TEST(ApplicationStage, AModuleAskedWithoutAnAnswerIsNeverAPass) {
   const std::vector<std::string> lines = {
       kListed, R"({"event":"answer","call":"importing","module":"kd_hang"})"};
   PythonAnswers answers = answers_with(lines);
-  EXPECT_EQ(module_being_imported(answers), "kd_hang");
+  EXPECT_EQ(application_step(answers), "importing kd_hang");
   WorkerFindings f = walk(answers, {"kd_hang"});
   EXPECT_EQ(f.outcome, Outcome::InternalError);
   EXPECT_EQ(f.application["extensions"][0]["imported"], false);

@@ -236,6 +236,7 @@ TEST(Catalogue, LayersAndOutcomesAgree) {
       {kTorchSearch | kPythonImport, {Outcome::TorchMissing, Outcome::TorchImportFailed}},
       {kStableProbe, {Outcome::TorchImportFailed}},
       {kApplication, {Outcome::ExtensionImportFailed}},
+      {kWeights, {Outcome::WeightsUnusable}},
   };
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);
@@ -1073,6 +1074,83 @@ TEST(CauseWords, AMissingDependencyNamesItsDistributionAndWhoNeedsIt) {
   EXPECT_TRUE(has(words.next_action, "python -m pip install numpy")) << words.next_action;
 }
 
+// ---- the application layer: weights files ----
+
+WeightsFile weights(const std::string& format) {
+  WeightsFile w;
+  w.file = "model.safetensors";
+  w.format = format;
+  w.size = 134;
+  w.mode = "0644";
+  return w;
+}
+
+TEST(RecogniseWeights, EachFactIsItsCause) {
+  WeightsFile missing = weights("");
+  missing.error_name = "ENOENT";
+  EXPECT_EQ(recognise_weights(missing), CauseId::WeightsNotFound);
+  missing.error_name = "EACCES";
+  EXPECT_EQ(recognise_weights(missing), CauseId::WeightsNotReadable);
+  EXPECT_EQ(recognise_weights(weights("git_lfs_pointer")), CauseId::WeightsGitLfsPointer);
+  WeightsFile cut = weights("safetensors");
+  cut.cut = true;
+  cut.promised_size = 160;
+  EXPECT_EQ(recognise_weights(cut), CauseId::WeightsCutShort);
+  for (const char* other : {"html", "text", "zip", "tar", "empty", "folder", "unknown"}) {
+    EXPECT_EQ(recognise_weights(weights(other)), CauseId::WeightsNotAWeightsFile) << other;
+  }
+  for (const char* foreign : {"gguf", "numpy", "hdf5", "pickle"}) {
+    EXPECT_EQ(recognise_weights(weights(foreign)), CauseId::WeightsFormatUnsupported) << foreign;
+  }
+  WeightsFile float8 = weights("safetensors");
+  float8.unsupported_dtypes = {"F8_E4M3"};
+  EXPECT_EQ(recognise_weights(float8), CauseId::WeightsFormatUnsupported);
+  WeightsFile whole = weights("torch_zip");
+  whole.exception = "UnpicklingError";
+  whole.refused_globals = {"mypkg.Net"};
+  EXPECT_EQ(recognise_weights(whole), CauseId::WeightsOnlyRefused);
+  WeightsFile damaged = weights("safetensors");
+  damaged.damage = "tensors overlap or leave a gap";
+  EXPECT_EQ(recognise_weights(damaged), CauseId::WeightsArchiveDamaged);
+  WeightsFile other = weights("torch_zip");
+  other.exception = "RuntimeError";
+  EXPECT_EQ(recognise_weights(other), CauseId::WeightsLoadError);
+}
+
+TEST(CauseWords, AWeightsFileIsNamedByItsBaseNameWithWhatWasFound) {
+  WeightsFile lfs = weights("git_lfs_pointer");
+  lfs.lfs_size = 1342177280;
+  FactSources sources;
+  sources.weights = &lfs;
+  sources.torch_version = "2.15.0";
+  Cause words = cause_words(CauseId::WeightsGitLfsPointer, cause_facts(sources, Sanitizer({})));
+  EXPECT_EQ(words.what, "The weights file model.safetensors is a Git LFS pointer (134 bytes of "
+                        "text) standing for an object of 1,342,177,280 bytes, not the weights: its "
+                        "repository was cloned without Git LFS.");
+  EXPECT_TRUE(has(words.next_action, "git lfs pull")) << words.next_action;
+  WeightsFile cut = weights("safetensors");
+  cut.cut = true;
+  cut.size = 1024;
+  cut.promised_size = 2048;
+  sources.weights = &cut;
+  words = cause_words(CauseId::WeightsCutShort, cause_facts(sources, Sanitizer({})));
+  EXPECT_TRUE(has(words.what, "its header promises 2,048 bytes and the file has 1,024")) << words.what;
+  WeightsFile whole = weights("torch_zip");
+  whole.refused_globals = {"mypkg.Net", "torch.nn.modules.linear.Linear"};
+  sources.weights = &whole;
+  words = cause_words(CauseId::WeightsOnlyRefused, cause_facts(sources, Sanitizer({})));
+  EXPECT_TRUE(has(words.what, "needs the globals mypkg.Net and torch.nn.modules.linear.Linear"))
+      << words.what;
+  EXPECT_TRUE(has(words.next_action, "add_safe_globals")) << words.next_action;
+  WeightsFile closed = weights("");
+  closed.error_name = "EACCES";
+  closed.mode = "0600";
+  closed.owner_other = true;
+  sources.weights = &closed;
+  words = cause_words(CauseId::WeightsNotReadable, cause_facts(sources, Sanitizer({})));
+  EXPECT_TRUE(has(words.what, "(its mode is 0600, and it belongs to another user)")) << words.what;
+}
+
 TEST(Demangled, NamesAndAbis) {
   EXPECT_EQ(demangled("_ZNK3c1010TensorImpl15decref_pyobjectEv"),
             "c10::TensorImpl::decref_pyobject() const");
@@ -1118,6 +1196,10 @@ TEST(CauseWords, EveryPlaceholderOfEveryRowIsAFactTheCheckGives) {
   // What a module asked with --import that failed gives.
   ExtensionImport extension = torchvision_for_other_torch();
   parent.extension = &extension;
+  WeightsFile weights;
+  weights.file = "model.safetensors";
+  parent.weights = &weights;
+  parent.torch_version = "2.15.0";
   for (const auto& [name, value] : cause_facts(parent, Sanitizer({}))) f.emplace(name, value);
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);

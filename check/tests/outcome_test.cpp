@@ -34,6 +34,7 @@ const std::vector<ExpectedRow> kContract = {
     {Outcome::WorkerFailed, "WORKER_FAILED", 11},
     {Outcome::OutputWriteFailed, "OUTPUT_WRITE_FAILED", 12},
     {Outcome::ExtensionImportFailed, "EXTENSION_IMPORT_FAILED", 13},
+    {Outcome::WeightsUnusable, "WEIGHTS_UNUSABLE", 14},
 };
 
 // The loops below walk the contract's list; this one walks the check's own

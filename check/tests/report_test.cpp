@@ -26,6 +26,7 @@ const std::vector<Outcome> kAllOutcomes = {
     Outcome::GpuUnavailable,  Outcome::DeviceIndexInvalid, Outcome::CheckFailed,
     Outcome::OutOfMemory,     Outcome::RuntimeError,      Outcome::Timeout,
     Outcome::WorkerFailed,    Outcome::OutputWriteFailed, Outcome::ExtensionImportFailed,
+    Outcome::WeightsUnusable,
 };
 
 const Sanitizer kNoSecrets({});
@@ -44,7 +45,7 @@ void expect_contract_shape(const ojson& r) {
   EXPECT_EQ(tool[0], "name");
   EXPECT_EQ(tool[1], "version");
   EXPECT_EQ(keys_of(r["requested"]),
-            (Keys{"device", "device_index", "timeout_s", "host_check", "imports"}));
+            (Keys{"device", "device_index", "timeout_s", "host_check", "imports", "weights"}));
   EXPECT_TRUE(r["requested"]["imports"].is_array());
   EXPECT_TRUE(r["warnings"].is_array());
   // Only the python probe reaches the application layer.

@@ -199,7 +199,7 @@ class RunStages : public ::testing::Test {
   void SetUp() override { g_fake = Fake{}; }
 
   Walk walk(Device device, long long index = 0) {
-    WorkerRequest request{device, index, "unused", "", {}};
+    WorkerRequest request{device, index, "unused", "", {}, {}};
     Lines lines;
     run_stages(kFakeProbe, request, [&lines](const std::string& l) { lines.push_back(l); });
     return fold(lines);
@@ -674,7 +674,7 @@ class RunWorker : public ::testing::Test {
 
   static Walk load(const std::string& path, Device device = Device::Cpu,
                    const std::string& torch_dir = "") {
-    WorkerRequest request{device, 0, path, torch_dir, {}};
+    WorkerRequest request{device, 0, path, torch_dir, {}, {}};
     Lines lines;
     run_worker(request, [&lines](const std::string& l) { lines.push_back(l); });
     return fold(lines);
@@ -774,10 +774,10 @@ TEST_F(RunWorker, AHealthyCpuModuleHasNoGpuBackend) {
 
 TEST(WorkerArgv, RoundTrips) {
   for (const WorkerRequest& request :
-       {WorkerRequest{Device::Cuda, 0, "/opt/kd/probe.so", "", {}},
-        WorkerRequest{Device::Cpu, 3, "probe.so", "", {}},
-        WorkerRequest{Device::Cuda, -1, "/path with spaces/p.so", "", {}},
-        WorkerRequest{Device::Cpu, 0, "stable.so", "/venv/lib/python3.12/site-packages/torch", {}}}) {
+       {WorkerRequest{Device::Cuda, 0, "/opt/kd/probe.so", "", {}, {}},
+        WorkerRequest{Device::Cpu, 3, "probe.so", "", {}, {}},
+        WorkerRequest{Device::Cuda, -1, "/path with spaces/p.so", "", {}, {}},
+        WorkerRequest{Device::Cpu, 0, "stable.so", "/venv/lib/python3.12/site-packages/torch", {}, {}}}) {
     std::vector<std::string> argv = worker_argv("/usr/bin/kernodeck-diagnostic", request);
     ASSERT_EQ(argv.size(), request.torch_dir.empty() ? 5u : 6u);
     EXPECT_EQ(argv[0], "/usr/bin/kernodeck-diagnostic");

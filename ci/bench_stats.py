@@ -2,21 +2,39 @@
 """The figures and the verdict of ci/bench, from hyperfine's JSON export (standard library only).
 
   bench_stats.py BENCH_JSON GOAL GPU_NAME ROLE=EXIT...
+      the start-up comparison. One ROLE=EXIT per timed command, in hyperfine's order: the
+      command's role (floor_cpu, floor_exit, check_cpu, floor_gpu, check_gpu, python,
+      check_python, python_script; the first three always) and the exit code each of its runs
+      must end with. GPU_NAME is the GPU library's name (libtorch_cuda), "" for a CPU-only
+      libtorch. Within the goal when check/floor, as printed, is at most GOAL.
+  bench_stats.py --listing BENCH_JSON LIMIT_MS ROLE=EXIT...
+      the listing of the distributions (ci/bench --application): the roles check_without and
+      check_with, the check in an environment without and with the distributions added. Within
+      the goal when the difference of the means, as printed, is under LIMIT_MS.
+  bench_stats.py --import BENCH_JSON GOAL MODULE ROLE=EXIT...
+      a module imported by the check (ci/bench --application): the roles python_torch,
+      python_both (python -c "import torch" and "import torch, MODULE"), check_plain and
+      check_import (the check without and with --import MODULE). Within the goal when what
+      --import adds to the check, over what the module adds to Python, as printed, is at most GOAL.
+  In these two a role may come more than once: its command was timed in blocks (given to hyperfine
+  again later in the run, every other block in the reverse order: A B B A A B B A), whose runs are
+  taken together, so that a machine that slows down or speeds up during the run weighs alike on
+  both sides of a difference.
 
-One ROLE=EXIT per timed command, in hyperfine's order: the command's role (floor_cpu, floor_exit,
-check_cpu, floor_gpu, check_gpu, python, check_python, python_script; the first three always)
-and the exit code each of its
-runs must end with. GPU_NAME is the GPU library's name (libtorch_cuda), "" for a CPU-only
-libtorch. Prints the figures and the ratios; exits 0 when check/floor, as printed, is within
-GOAL, 1 over it, 2 when a run did not end as expected (the figures are discarded), 3 when the
-export cannot be read.
+Prints the figures; exits 0 within the goal, 1 over it, 2 when a run did not end as expected (the
+figures are discarded), 3 when the export cannot be read or gives nothing to compare.
+The differences of means carry their standard error (the σ of each command over the square root
+of its runs); the ratios of the start-up comparison carry the spread of their two σ.
 """
 import json
 import math
+import statistics
 import sys
 
 ROLES = ("floor_cpu", "floor_exit", "check_cpu", "floor_gpu", "check_gpu", "python",
          "check_python", "python_script")
+LISTING_ROLES = ("check_without", "check_with")
+IMPORT_ROLES = ("python_torch", "python_both", "check_plain", "check_import")
 WITHIN, OVER, MISBEHAVED, UNREADABLE = 0, 1, 2, 3
 
 
@@ -40,33 +58,75 @@ def exit_code_problems(results, expected, shown):
     return problems
 
 
-def figures(results, roles, goal, gpu):
-    """(lines, within the goal) of the timed commands, by role."""
-    stats = {}
+def stats_of(results, roles, needed):
+    """{role: (mean, σ, median, runs, blocks)} of the timed commands, in seconds; Unreadable
+    without figures or without one of the roles `needed`. A role timed in several blocks (its
+    command given to hyperfine more than once) has the figures of all its runs together."""
+    blocks = {}
     for role, result in zip(roles, results):
+        blocks.setdefault(role, []).append(result)
+    stats = {}
+    for role, timed in blocks.items():
         try:
-            mean, sd, median = (float(result[key]) for key in ("mean", "stddev", "median"))
-        except (KeyError, TypeError, ValueError) as error:
+            if len(timed) == 1:
+                mean, sd, median = (float(timed[0][key]) for key in ("mean", "stddev", "median"))
+                runs = len(timed[0].get("times") or timed[0]["exit_codes"])
+            else:
+                times = [float(t) for result in timed for t in result["times"]]
+                mean, sd = statistics.mean(times), statistics.stdev(times)
+                median, runs = statistics.median(times), len(times)
+        except (KeyError, TypeError, ValueError, statistics.StatisticsError) as error:
             raise Unreadable(f"no figures for {role}: {error}") from error
         if mean <= 0:
             raise Unreadable(f"the mean of {role} is {mean}")
-        stats[role] = (mean, sd, median)
-    for role in ("floor_cpu", "floor_exit", "check_cpu"):
+        stats[role] = (mean, sd, median, runs, len(timed))
+    for role in needed:
         if role not in stats:
             raise Unreadable(f"no {role} command")
+    return stats
+
+
+def figure_line(label, stat, noisy, width=28):
+    """One command's mean ± σ; its label joins `noisy` when σ is above 5% of the mean."""
+    mean, sd = stat[0], stat[1]
+    if sd / mean > 0.05:
+        noisy.append(label)
+    return f"{label:<{width}} {mean * 1000:8.1f} ms ± {sd * 1000:6.1f} ms"
+
+
+def runs_line(label, stat, noisy, width):
+    """figure_line with its runs, and its blocks where there are several."""
+    runs, blocks = stat[3], stat[4]
+    return (figure_line(label, stat, noisy, width) +
+            (f"  ({runs} runs in {blocks} blocks)" if blocks > 1 else f"  ({runs} runs)"))
+
+
+def noise_line(noisy, what="the ratios"):
+    return (f"warning: noisy run (σ above 5% of the mean: {', '.join(noisy)}): rerun on a quiet"
+            f" machine before trusting {what}")
+
+
+def difference(stats, a, b):
+    """(mean of a - mean of b, its standard error, median of a - median of b), in seconds."""
+    (ma, sa, meda, na), (mb, sb, medb, nb) = stats[a][:4], stats[b][:4]
+    return ma - mb, math.sqrt(sa * sa / na + sb * sb / nb), meda - medb
+
+
+def figures(results, roles, goal, gpu):
+    """(lines, within the goal) of the timed commands, by role."""
+    stats = {role: s[:3] for role, s in
+             stats_of(results, roles, ("floor_cpu", "floor_exit", "check_cpu")).items()}
     goal_floor = "floor_gpu" if "floor_gpu" in stats else "floor_cpu"
     names = {"floor_cpu": "libtorch_cpu floor", "floor_gpu": f"{gpu} floor"}
     mean = {role: s[0] for role, s in stats.items()}
     lines, noisy = [], []
 
     def figure(label, role, against=None):
-        m, sd, _ = stats[role]
-        line = f"{label:<28} {m * 1000:8.1f} ms ± {sd * 1000:6.1f} ms"
+        line = figure_line(label, stats[role], noisy)
         if against:
-            line += f"  ({(m - mean[against]) * 1000:+.1f} ms against the {names[against]})"
+            added = (mean[role] - mean[against]) * 1000
+            line += f"  ({added:+.1f} ms against the {names[against]})"
         lines.append(line)
-        if sd / m > 0.05:
-            noisy.append(label)
 
     def ratio(a, b):
         return mean[a] / mean[b]
@@ -104,8 +164,7 @@ def figures(results, roles, goal, gpu):
         show("check --device cpu (python probe) / the same in a python script", "check_python",
              "python_script", " (aim: no slower)")
     if noisy:
-        lines.append(f"warning: noisy run (σ above 5% of the mean: {', '.join(noisy)}): rerun on a"
-                     " quiet machine before trusting the ratios")
+        lines.append(noise_line(noisy))
     if goal_floor != "floor_cpu":
         lines.append(f"goal: check --device cpu against the {gpu} floor (the library its probe"
                      " links)")
@@ -116,17 +175,75 @@ def figures(results, roles, goal, gpu):
     return lines, float(f"{ratio('check_cpu', goal_floor):.2f}") <= goal
 
 
-def main(argv):
-    if len(argv) < 5:
-        sys.exit(__doc__)
-    path, goal, gpu = argv[1], float(argv[2]), argv[3]
+def listing_figures(results, roles, limit_ms):
+    """(lines, within the goal): what the distributions added cost the check."""
+    stats = stats_of(results, roles, LISTING_ROLES)
+    lines, noisy = [], []
+    for label, role in (("check, without them", "check_without"),
+                        ("check, with them", "check_with")):
+        lines.append(runs_line(label, stats[role], noisy, 20))
+    if noisy:
+        lines.append(noise_line(noisy, "the difference"))
+    added, error, medians = difference(stats, "check_with", "check_without")
+    lines.append(f"the distributions added: {added * 1000:+.1f} ms ± {error * 1000:.1f} ms"
+                 f" (standard error; medians: {medians * 1000:+.1f} ms) (goal < {limit_ms:g} ms)")
+    # The printed (rounded) difference is compared, so that the verdict agrees with the line.
+    return lines, float(f"{added * 1000:.1f}") < limit_ms
+
+
+def import_figures(results, roles, goal, module):
+    """(lines, within the goal): what --import `module` adds to the check against what the
+    module's import adds to Python."""
+    stats = stats_of(results, roles, IMPORT_ROLES)
+    lines, noisy = [], []
+    labels = (("python -c 'import torch'", "python_torch"),
+              (f"python -c 'import torch, {module}'", "python_both"),
+              ("check", "check_plain"), (f"check --import {module}", "check_import"))
+    width = max(len(label) for label, _ in labels)
+    for label, role in labels:
+        lines.append(runs_line(label, stats[role], noisy, width))
+    if noisy:
+        lines.append(noise_line(noisy))
+    python, python_error, python_medians = difference(stats, "python_both", "python_torch")
+    check, check_error, check_medians = difference(stats, "check_import", "check_plain")
+    for label, added, error, medians in ((f"{module} in python", python, python_error,
+                                          python_medians),
+                                         (f"--import {module}", check, check_error, check_medians)):
+        lines.append(f"{label} adds {added * 1000:+.1f} ms ± {error * 1000:.1f} ms"
+                     f" (standard error; medians: {medians * 1000:+.1f} ms)")
+    if python <= 0:
+        raise Unreadable(f"importing {module} added nothing to python's mean: no cost to compare"
+                         " with")
+    ratio = check / python
+    spread = math.hypot(check_error / python, check * python_error / python ** 2)
+    medians = f"{check_medians / python_medians:.2f}" if python_medians > 0 else "none"
+    lines.append(f"--import {module} / {module} in python = {ratio:.2f} ± {spread:.2f} (medians: "
+                 f"{medians}) (goal <= {goal:.2f})")
+    return lines, float(f"{ratio:.2f}") <= goal
+
+
+def parse_roles(pairs, allowed, blocks):
+    """The roles and the exit codes of ROLE=EXIT arguments; exits on one that is not allowed, or
+    that comes again where a role is not timed in `blocks`."""
     roles, expected = [], []
-    for pair in argv[4:]:
+    for pair in pairs:
         role, _, code = pair.partition("=")
-        if role not in ROLES or role in roles or not code.lstrip("-").isdigit():
+        if role not in allowed or (role in roles and not blocks) or not code.lstrip("-").isdigit():
             sys.exit(f"bench_stats: not a ROLE=EXIT of a new role: {pair!r}")
         roles.append(role)
         expected.append(int(code))
+    return roles, expected
+
+
+def main(argv):
+    mode = argv[1] if len(argv) > 1 and argv[1] in ("--listing", "--import") else ""
+    args = argv[2:] if mode else argv[1:]
+    named = 2 if mode == "--listing" else 3  # the arguments before the roles
+    if len(args) <= named:
+        sys.exit(__doc__)
+    path, goal = args[0], float(args[1])
+    allowed = {"--listing": LISTING_ROLES, "--import": IMPORT_ROLES}.get(mode, ROLES)
+    roles, expected = parse_roles(args[named:], allowed, blocks=bool(mode))
     try:
         with open(path) as f:
             results = json.load(f)["results"]
@@ -138,7 +255,12 @@ def main(argv):
         print("\n".join(problems), file=sys.stderr)
         return MISBEHAVED
     try:
-        lines, within = figures(results, roles, goal, gpu)
+        if mode == "--listing":
+            lines, within = listing_figures(results, roles, goal)
+        elif mode == "--import":
+            lines, within = import_figures(results, roles, goal, args[2])
+        else:
+            lines, within = figures(results, roles, goal, args[2])
     except Unreadable as error:
         print(f"ci/bench: {path}: {error}", file=sys.stderr)
         return UNREADABLE

@@ -13,19 +13,29 @@ import bench_stats  # noqa: E402
 
 
 def result(mean, sd=0.001, median=None, exit_codes=(0, 0, 0)):
-    return {"command": "c", "mean": mean, "stddev": sd, "median": mean if median is None else median,
-            "exit_codes": list(exit_codes)}
+    return {"command": "c", "mean": mean, "stddev": sd,
+            "median": mean if median is None else median, "exit_codes": list(exit_codes)}
+
+
+def timed(mean, sd, runs, median=None):
+    """A result as hyperfine exports it, with the time of each of its runs."""
+    timing = result(mean, sd, median, exit_codes=(0,) * runs)
+    timing["times"] = [mean] * runs
+    return timing
 
 
 class BenchStats(unittest.TestCase):
-    def run_main(self, results, roles, goal="1.10", gpu=""):
+    def run_main(self, results, roles, goal="1.10", gpu="", mode=""):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "bench.json")
             with open(path, "w") as f:
                 json.dump({"results": results}, f)
             out, err = io.StringIO(), io.StringIO()
+            # GPU_NAME for the start-up comparison, MODULE for --import, nothing for --listing.
+            named = [gpu] if mode != "--listing" else []
+            argv = ([mode] if mode else []) + [path, goal] + named + roles
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                status = bench_stats.main(["bench_stats.py", path, goal, gpu] + roles)
+                status = bench_stats.main(["bench_stats.py"] + argv)
             return status, out.getvalue(), err.getvalue().replace(path, "bench.json")
 
     CPU = ["floor_cpu=0", "floor_exit=0", "check_cpu=0"]
@@ -64,7 +74,8 @@ class BenchStats(unittest.TestCase):
                       "the libtorch_cuda floor)", lines)
         self.assertIn("check --device cpu / libtorch_cpu floor = 1.50 ± 0.00 (medians: 1.50) "
                       "(reference only: the probe loads libtorch_cuda whatever the device)", lines)
-        self.assertIn("check (GPU_UNAVAILABLE) / python = 0.47 ± 0.00 (medians: 0.47)", lines)
+        self.assertIn("check (GPU_UNAVAILABLE) / python = 0.47 ± 0.00 (medians: 0.47)",
+                      lines)
         self.assertIn("goal: check --device cpu against the libtorch_cuda floor (the library its "
                       "probe links)", lines)
         self.assertEqual(lines[-1], "check/floor = 1.06 ± 0.00 (goal <= 1.10)")
@@ -98,6 +109,111 @@ class BenchStats(unittest.TestCase):
             status = bench_stats.main(["bench_stats.py", "/nonexistent/bench.json", "1.1", ""]
                                       + self.CPU)
         self.assertEqual(status, bench_stats.UNREADABLE)
+
+
+
+class Listing(unittest.TestCase):
+    ROLES = ["check_without=0", "check_with=0"]
+
+    def run_main(self, results, limit="50"):
+        return BenchStats.run_main(self, results, self.ROLES, limit, mode="--listing")
+
+    def test_the_difference_of_the_means_with_its_standard_error_passes_under_the_limit(self):
+        # σ 40 ms over 16 runs each: a standard error of sqrt(2 * 40² / 16) = 14.1 ms.
+        status, out, _ = self.run_main([timed(1.2, 0.04, 16, median=1.19),
+                                        timed(1.23, 0.04, 16, median=1.225)])
+        self.assertEqual(status, bench_stats.WITHIN)
+        self.assertEqual(out.splitlines(), [
+            "check, without them    1200.0 ms ±   40.0 ms  (16 runs)",
+            "check, with them       1230.0 ms ±   40.0 ms  (16 runs)",
+            "the distributions added: +30.0 ms ± 14.1 ms (standard error; medians: +35.0 ms) "
+            "(goal < 50 ms)"])
+
+    def test_a_difference_of_the_limit_or_more_fails_and_noise_is_named(self):
+        status, out, _ = self.run_main([timed(1.0, 0.001, 10), timed(1.05, 0.08, 10)])
+        self.assertEqual(status, bench_stats.OVER)
+        self.assertIn("warning: noisy run (σ above 5% of the mean: check, with them): rerun on a "
+                      "quiet machine before trusting the difference", out)
+        self.assertIn("the distributions added: +50.0 ms", out)
+
+    def test_blocks_of_a_role_are_taken_together(self):
+        # A B B A: the machine slowed down by 100 ms after the first two blocks; the difference
+        # of the pooled means keeps what the distributions cost, 20 ms.
+        def block(times):
+            return {"mean": sum(times) / len(times), "stddev": 0.0, "median": times[0],
+                    "exit_codes": [0] * len(times), "times": times}
+        results = [block([1.0, 1.0]), block([1.02, 1.02]), block([1.12, 1.12]),
+                   block([1.1, 1.1])]
+        roles = ["check_without=0", "check_with=0", "check_with=0", "check_without=0"]
+        status, out, _ = BenchStats.run_main(self, results, roles, "50", mode="--listing")
+        self.assertEqual(status, bench_stats.WITHIN)
+        lines = out.splitlines()
+        self.assertEqual(lines[0], "check, without them    1050.0 ms ±   57.7 ms  (4 runs in 2 "
+                                   "blocks)")
+        self.assertEqual(lines[-1], "the distributions added: +20.0 ms ± 40.8 ms (standard error;"
+                                    " medians: +20.0 ms) (goal < 50 ms)")
+        # The start-up comparison gives each role once.
+        with self.assertRaises(SystemExit):
+            BenchStats.run_main(self, [result(0.6)] * 4, BenchStats.CPU + ["check_cpu=0"])
+
+    def test_both_commands_are_needed_and_only_theirs(self):
+        status, _, err = BenchStats.run_main(self, [timed(1.0, 0.01, 3)], ["check_with=0"], "50",
+                                             mode="--listing")
+        self.assertEqual((status, err), (bench_stats.UNREADABLE,
+                                         "ci/bench: bench.json: no check_without command\n"))
+        with self.assertRaises(SystemExit):
+            BenchStats.run_main(self, [timed(1.0, 0.01, 3)], ["check_cpu=0"], "50",
+                                mode="--listing")
+
+
+class Import(unittest.TestCase):
+    ROLES = ["python_torch=0", "python_both=0", "check_plain=0", "check_import=0"]
+
+    def run_main(self, results, goal="1.10"):
+        return BenchStats.run_main(self, results, self.ROLES, goal, gpu="torchvision",
+                                   mode="--import")
+
+    def test_what_import_adds_to_the_check_against_what_it_adds_to_python(self):
+        results = [timed(2.0, 0.05, 25), timed(3.0, 0.05, 25, median=2.9),
+                   timed(1.5, 0.05, 25), timed(2.4, 0.05, 25, median=2.45)]
+        status, out, _ = self.run_main(results)
+        self.assertEqual(status, bench_stats.WITHIN)
+        self.assertEqual(out.splitlines(), [
+            "python -c 'import torch'                2000.0 ms ±   50.0 ms  (25 runs)",
+            "python -c 'import torch, torchvision'   3000.0 ms ±   50.0 ms  (25 runs)",
+            "check                                   1500.0 ms ±   50.0 ms  (25 runs)",
+            "check --import torchvision              2400.0 ms ±   50.0 ms  (25 runs)",
+            "torchvision in python adds +1000.0 ms ± 14.1 ms (standard error; medians: +900.0 ms)",
+            "--import torchvision adds +900.0 ms ± 14.1 ms (standard error; medians: +950.0 ms)",
+            "--import torchvision / torchvision in python = 0.90 ± 0.02 (medians: 1.06) "
+            "(goal <= 1.10)"])
+
+    def test_over_the_goal_fails_and_the_printed_ratio_decides(self):
+        # --import adds 1104 ms where python adds 1000: 1.104 prints as 1.10, within the goal.
+        results = [timed(2.0, 0.01, 5), timed(3.0, 0.01, 5), timed(1.5, 0.01, 5),
+                   timed(2.604, 0.01, 5)]
+        status, out, _ = self.run_main(results)
+        self.assertEqual(status, bench_stats.WITHIN)
+        self.assertIn("--import torchvision / torchvision in python = 1.10 ", out)
+        results[3] = timed(2.7, 0.01, 5)
+        status, out, _ = self.run_main(results)
+        self.assertEqual(status, bench_stats.OVER)
+        self.assertIn("--import torchvision / torchvision in python = 1.20 ", out)
+
+    def test_a_module_that_costs_python_nothing_gives_nothing_to_compare(self):
+        results = [timed(2.0, 0.01, 5), timed(1.99, 0.01, 5), timed(1.5, 0.01, 5),
+                   timed(1.6, 0.01, 5)]
+        status, _, err = self.run_main(results)
+        self.assertEqual((status, err), (bench_stats.UNREADABLE,
+                                         "ci/bench: bench.json: importing torchvision added "
+                                         "nothing to python's mean: no cost to compare with\n"))
+
+    def test_a_run_that_failed_discards_the_figures(self):
+        results = [timed(2.0, 0.01, 2), timed(3.0, 0.01, 2), timed(1.5, 0.01, 2),
+                   result(2.4, exit_codes=(0, 13))]
+        status, out, err = self.run_main(results)
+        self.assertEqual((status, out), (bench_stats.MISBEHAVED, ""))
+        self.assertEqual(err, "ci/bench: command 4 exited with 13 where 0 was expected\n")
 
 
 if __name__ == "__main__":

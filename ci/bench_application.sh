@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# ci/bench --application [BUILD_DIR]: what the application layer of the python probe costs, in
+# real virtual environments of the build's torch wheel (python -m venv, the wheel's entries
+# linked into its site-packages: torch and the distributions it requires, as ci/wheel-test makes
+# them). Two measurements, each one hyperfine run of its commands side by side:
+#
+#   listing  `kernodeck-diagnostic --device cpu` in the environment of the wheel alone, and in the
+#            same environment with KERNODECK_BENCH_DISTRIBUTIONS (200) more installed
+#            distributions, made as pip leaves them by ci/bench_distributions.py (one in ten
+#            requires torch, and the check lists it). Goal: the difference of the means under
+#            KERNODECK_BENCH_LISTING_MS (50).
+#   import   in the environment of the wheel with torchvision, pillow and numpy (the newest
+#            <name>-<version> folder of each under KERNODECK_BENCH_EXTENSIONS, .tools/extensions,
+#            as pip install --target leaves them: ./ci/setup --torch pypi), four commands:
+#            python -c 'import torch', python -c 'import torch, torchvision', the check
+#            --device cpu, and the check --device cpu --import torchvision. Goal: what --import
+#            adds to the check at most KERNODECK_BENCH_IMPORT_GOAL (1.10) times what the import
+#            of torchvision adds to python.
+#
+# BUILD_DIR as for ci/bench (the variant's, KERNODECK_TORCH); the build must name its Python
+# (KERNODECK_TORCH_PYTHON, the pypi variant), or KERNODECK_BENCH_PYTHON names one with a torch
+# wheel. kernodeck-diagnostic is built there, unless KERNODECK_CHECK names the check to time.
+# KERNODECK_BENCH_MEASURE (listing, import; default both), KERNODECK_BENCH_RUNS (40: the runs of
+# each command, in KERNODECK_BENCH_BLOCKS (4) blocks of an equal share, every other block in the
+# reverse order: A B B A A B B A), KERNODECK_BENCH_WARMUP (1, before each block; each command has
+# run once before timing). Needs hyperfine (./ci/setup --bench). Results:
+# reports/bench-listing.{json,md,csv}, reports/bench-import.{json,md,csv}, the figures
+# (ci/bench_stats.py --listing, --import) and a verdict line for each; exit 0 within both
+# goals, 1 over one, 2 when something could not be measured. A measurement, not a test.
+set -euo pipefail
+die() {
+  echo "ci/bench --application: $*" >&2
+  exit 2
+}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+# shellcheck source=ci/common.sh
+source ci/common.sh
+[[ $# -le 1 ]] || die "usage: ci/bench --application [BUILD_DIR]"
+variant=${KERNODECK_TORCH:-}
+kd_check_variant "$variant"
+build_dir=${1:-$(kd_build_dir "$variant")}
+runs=${KERNODECK_BENCH_RUNS:-40}
+blocks=${KERNODECK_BENCH_BLOCKS:-4}
+warmup=${KERNODECK_BENCH_WARMUP:-1}
+count=${KERNODECK_BENCH_DISTRIBUTIONS:-200}
+limit_ms=${KERNODECK_BENCH_LISTING_MS:-50}
+goal=${KERNODECK_BENCH_IMPORT_GOAL:-1.10}
+extensions=${KERNODECK_BENCH_EXTENSIONS:-.tools/extensions}
+measure=${KERNODECK_BENCH_MEASURE:-listing import}
+[[ $runs =~ ^[1-9][0-9]*$ && $warmup =~ ^[0-9]+$ ]] || die "runs and warmup must be integers"
+[[ $blocks =~ ^[1-9][0-9]*$ && $((blocks % 2)) -eq 0 && $blocks -le $runs ]] ||
+  die "KERNODECK_BENCH_BLOCKS must be even (mirrored pairs), and no more than the runs"
+[[ $count =~ ^[1-9][0-9]*$ ]] || die "KERNODECK_BENCH_DISTRIBUTIONS must be a positive integer"
+[[ $limit_ms =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "KERNODECK_BENCH_LISTING_MS must be milliseconds"
+[[ $goal =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+  die "KERNODECK_BENCH_IMPORT_GOAL must be a number such as 1.10"
+for m in $measure; do
+  [[ $m == listing || $m == import ]] || die "KERNODECK_BENCH_MEASURE names listing, import or both"
+done
+command -v hyperfine >/dev/null || die "hyperfine is required: run ./ci/setup --bench"
+# The environments are made here: nothing from the caller's may reach them.
+unset KERNODECK_PROBE_MODULE KERNODECK_TORCH_DIR PYTHONPATH PYTHONHOME PYTHONSTARTUP
+
+# The build dir gives the check and its Python unless both are named.
+if [[ -z ${KERNODECK_CHECK:-} || -z ${KERNODECK_BENCH_PYTHON:-} ]] &&
+   [[ ! -f $build_dir/CMakeCache.txt ]]; then
+  args=()
+  if [[ -z $variant ]]; then mapfile -t args < <(kd_own_torch_args); fi
+  cmake --preset "$(kd_preset "$variant")" -B "$build_dir" "${args[@]}" >/dev/null
+fi
+[[ -n ${KERNODECK_CHECK:-} ]] || cmake --build "$build_dir" --target kernodeck-diagnostic
+check=$(realpath "${KERNODECK_CHECK:-$build_dir/bin/kernodeck-diagnostic}")
+[[ -x $check ]] || die "$check is not an executable"
+python=${KERNODECK_BENCH_PYTHON:-$(sed -n 's/^KERNODECK_TORCH_PYTHON:[A-Z]*=//p' \
+                                     "$build_dir/CMakeCache.txt")}
+[[ -n $python ]] || die "the build names no Python (KERNODECK_TORCH_PYTHON, the pypi variant):" \
+                        "KERNODECK_BENCH_PYTHON names one with a torch wheel"
+[[ -x $python ]] || die "$python is not an executable"
+wheel_site=$(kd_torch_site "$python") || die "$python does not run"
+[[ -n $wheel_site && -d $wheel_site/torch ]] || die "$python has no torch package"
+mapfile -t wheel < <(kd_torch_wheel_entries "$python" "$wheel_site")
+[[ ${#wheel[@]} -gt 0 ]] || die "no torch wheel found in $wheel_site (no torch-*.dist-info?)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kd-bench-application.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+site_of() {  # site_of ENV: its site-packages
+  "$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'
+}
+# make_env ENV: a virtual environment of $python's base interpreter, the wheel's entries linked.
+make_env() {
+  local site entry
+  "$python" -m venv --without-pip "$1" || die "$python -m venv $1 failed"
+  site=$(site_of "$1")
+  for entry in "${wheel[@]}"; do ln -s "$wheel_site/$entry" "$site/$entry"; done
+}
+dist_infos() {  # dist_infos SITE: how many distributions it holds
+  find -L "$1" -mindepth 1 -maxdepth 1 \( -name '*.dist-info' -o -name '*.egg-info' \) | wc -l
+}
+# run_check ENV REPORT ARGS...: the check with ENV's interpreter; passes through its python
+# probe, or dies.
+run_check() {
+  local env=$1 report=$2 status=0
+  shift 2
+  KERNODECK_TORCH_PYTHON=$env/bin/python "$check" "$@" >"$report" 2>/dev/null || status=$?
+  if [[ $status -ne 0 ]] || ! grep -q '"probe": "python"' "$report"; then
+    die "the check ($*) in $env gave exit $status, or no python probe; run it alone to see why"
+  fi
+}
+# hyperfine -N splits command lines itself; single quotes protect paths.
+quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+checked() {  # checked ENV ARGS...: the check's command line with ENV's interpreter
+  local env=$1
+  shift
+  echo "env KERNODECK_TORCH_PYTHON=$(quote "$env/bin/python") $(quote "$check") $*"
+}
+# timed NAME BENCH_STATS_ARGS... -- ROLE LABEL COMMAND...: one hyperfine run into
+# reports/bench-NAME.* of the commands in $blocks blocks of an equal share of the runs, every
+# other block in the reverse order (A B B A A B B A): hyperfine times all the runs of a command
+# before the next, and a machine shared with other work drifts, which would weigh on one side of
+# a difference; mirrored blocks weigh it on both. Then the figures, and the verdict
+# (ci/bench_stats.py's exit status: 0, 1, 2 or 3) in `verdict`.
+timed() {
+  local name=$1 stats=() roles=() labels=() commands=() args=() b i k n
+  shift
+  while [[ $1 != -- ]]; do stats+=("$1"); shift; done
+  shift
+  while [[ $# -gt 0 ]]; do roles+=("$1"); labels+=("$2"); commands+=("$3"); shift 3; done
+  n=${#roles[@]}
+  for ((b = 0; b < blocks; b++)); do
+    for ((k = 0; k < n; k++)); do
+      i=$((b % 2 == 0 ? k : n - 1 - k))
+      stats+=("${roles[i]}=0")
+      args+=(-n "${labels[i]} [$((b + 1))]" "${commands[i]}")
+    done
+  done
+  rm -f "reports/bench-$name".{json,md,csv}
+  hyperfine -N --warmup "$warmup" --runs "$(((runs + blocks - 1) / blocks))" \
+    --export-json "reports/bench-$name.json" --export-markdown "reports/bench-$name.md" \
+    --export-csv "reports/bench-$name.csv" "${args[@]}" || die "hyperfine failed ($name)"
+  python3 ci/bench_stats.py "${stats[@]}" || verdict=$?
+}
+
+measure_listing() {
+  local bare=$work/bare many=$work/many site expected listed missing
+  make_env "$bare"
+  make_env "$many"
+  site=$(site_of "$many")
+  expected=$("$many/bin/python" ci/bench_distributions.py make "$site" "$count") ||
+    die "could not make the distributions in $site"
+  echo "listing: $(dist_infos "$(site_of "$bare")") distributions in the wheel's environment," \
+       "$(dist_infos "$site") in the other, $(wc -l <<<"$expected") of the $count added" \
+       "requiring torch"
+  run_check "$bare" "$work/bare.json" --device cpu
+  run_check "$many" "$work/many.json" --device cpu
+  listed=$(python3 ci/bench_distributions.py listed "$work/many.json")
+  missing=$(comm -23 <(sort <<<"$expected") <(sort <<<"$listed"))
+  [[ -z $missing ]] || die "the check did not list $(wc -l <<<"$missing") of the distributions" \
+                           "that require torch (the first: $(head -n 1 <<<"$missing"))"
+  timed listing --listing "reports/bench-listing.json" "$limit_ms" -- \
+    check_without "check --device cpu, the wheel alone" "$(checked "$bare" --device cpu)" \
+    check_with "check --device cpu, $count distributions more" "$(checked "$many" --device cpu)"
+}
+
+# The newest <name>-<version> folder of KERNODECK_BENCH_EXTENSIONS.
+newest() {
+  local found
+  found=$(find -L "$extensions" -mindepth 1 -maxdepth 1 -type d -name "$1-[0-9]*" | sort -V |
+          tail -n 1)
+  [[ -n $found ]] || die "no $extensions/$1-<version>: run ./ci/setup --torch pypi"
+  realpath "$found"
+}
+
+measure_import() {
+  local app=$work/app site folder entry py torchvision pillow numpy
+  torchvision=$(newest torchvision)
+  pillow=$(newest pillow)
+  numpy=$(newest numpy)
+  make_env "$app"
+  site=$(site_of "$app")
+  for folder in "$torchvision" "$pillow" "$numpy"; do
+    echo "import: $(basename "$folder")"
+    for entry in "$folder"/*; do
+      # bin/ holds the console scripts --target leaves beside the packages.
+      [[ $(basename "$entry") != bin && ! -e $site/$(basename "$entry") ]] || continue
+      ln -s "$entry" "$site/$(basename "$entry")"
+    done
+  done
+  py=$app/bin/python
+  "$py" -c 'import torch, torchvision' 2>/dev/null ||
+    die "$py -c 'import torch, torchvision' failed (a torchvision made for another torch?)"
+  run_check "$app" "$work/app.json" --device cpu --import torchvision
+  grep -q '"imported": true' "$work/app.json" ||
+    die "the check did not import torchvision ($work/app.json)"
+  timed import --import "reports/bench-import.json" "$goal" torchvision -- \
+    python_torch "python -c 'import torch'" "$(quote "$py") -c 'import torch'" \
+    python_both "python -c 'import torch, torchvision'" \
+    "$(quote "$py") -c 'import torch, torchvision'" \
+    check_plain "check --device cpu" "$(checked "$app" --device cpu)" \
+    check_import "check --device cpu --import torchvision" \
+    "$(checked "$app" --device cpu --import torchvision)"
+}
+
+mkdir -p reports
+worst=0
+for m in $measure; do
+  verdict=0
+  case $m in
+    listing) measure_listing ;;
+    import) measure_import ;;
+  esac
+  status=$verdict
+  case $status in
+    0) echo "$m: within the goal" ;;
+    1) echo "$m: OVER THE GOAL (rerun on a quiet machine before concluding)" ;;
+    2) echo "$m: a timed command did not end as it did before timing: the figures are discarded" ;;
+    *) echo "$m: the figures could not be read" ;;
+  esac
+  if [[ $status -ge 2 ]]; then
+    worst=2
+  elif [[ $status -eq 1 && $worst -eq 0 ]]; then
+    worst=1
+  fi
+done
+exit "$worst"

@@ -44,15 +44,17 @@ JUNIT_ACTION_INPUTS = {
 # The outcomes that are the image's, the same on every node running it (docs/fleets.md, the
 # policy table): a Job fails at once on them and on the usage error, its scripts exit with the
 # first of them over any node fault, and the GPU alert labels them fault="image". Among them a
-# module of the application that does not import with the image's torch (the application layer).
+# module of the application that does not import with the image's torch, and a weights file it
+# cannot load (the application layer).
 # Their exit codes come from outcomes.json; the templates that name them are checked against this.
 IMAGE_FAULT_CODES = ("TORCH_MISSING", "TORCH_IMPORT_FAILED", "GPU_BACKEND_ABSENT",
-                     "EXTENSION_IMPORT_FAILED")
+                     "EXTENSION_IMPORT_FAILED", "WEIGHTS_UNUSABLE")
 # Of those, the ones a node's health check never drains for: met after the GPU passed its own
-# layers (device, computation), in the application's modules. The others stay reasons to drain
+# layers (device, computation), in the application's modules and weights. The others stay
+# reasons to drain
 # there: outside a container the torch is the node's own installation (fleet.slurm's
 # half-installed package on one node), and a GPU never reached is not a GPU that works.
-UNDRAINED_CODES = ("EXTENSION_IMPORT_FAILED",)
+UNDRAINED_CODES = ("EXTENSION_IMPORT_FAILED", "WEIGHTS_UNUSABLE")
 # INTERNAL_ERROR is left to the Job's default (counted, no rule): a defect of the check.
 UNRULED_CODES = ("INTERNAL_ERROR",)
 assert set(UNDRAINED_CODES) <= set(IMAGE_FAULT_CODES)

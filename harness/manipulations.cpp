@@ -57,6 +57,17 @@ std::string make_virtual_environment(const std::string& folder, const std::strin
   return "python3 -m venv failed (" + made.status.describe() + "): " + made.out.data;
 }
 
+std::string run_shell(const std::string& cwd, const std::string& script) {
+  kd::SpawnSpec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.cwd = cwd;
+  spec.merge_err_into_out = true;
+  spec.out = kd::CaptureSpec{true, 64 * 1024, true};
+  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(120), {});
+  if (run.status.exited() && run.status.code == 0) return "";
+  return "/bin/sh -c '" + script + "' failed (" + run.status.describe() + "): " + run.out.data;
+}
+
 std::string virtual_environment_site(const std::string& venv) {
   for (const std::string& name : kd::folder_entries(venv + "/lib")) {
     if (name.rfind("python3", 0) == 0) return venv + "/lib/" + name + "/site-packages";

@@ -36,6 +36,10 @@ std::string write_text_file(const std::string& path, const std::string& text);
 std::string make_virtual_environment(const std::string& folder, const std::string& python = "",
                                      bool system_site_packages = false);
 
+// Runs `script` with /bin/sh in the folder `cwd` (a preparation that other programs do for real:
+// git, git lfs); "" or why it failed, with its output.
+std::string run_shell(const std::string& cwd, const std::string& script);
+
 // The site-packages folder of the virtual environment at `venv` (lib/python3.X/site-packages,
 // as venv made it); "" where there is none.
 std::string virtual_environment_site(const std::string& venv);

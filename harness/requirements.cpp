@@ -173,7 +173,8 @@ std::optional<Unmet> probe_torch_wheel_site(const Runner& r) {
 
 // The application layer's distributions of ci/setup, each in its folder.
 const char* const kApplicationDistributions[] = {"torchvision-0.29.2", "torchvision-0.24.1",
-                                                 "pillow-13.0.0", "numpy-2.4.6"};
+                                                 "pillow-13.0.0", "numpy-2.4.6",
+                                                 "safetensors-0.8.0"};
 
 std::optional<Unmet> probe_application_distributions(const Runner&) {
   for (const char* folder : kApplicationDistributions) {
@@ -203,6 +204,15 @@ std::optional<Unmet> probe_distribution_torch(const Runner&) {
   if (!distribution_torch_python().empty()) return met();
   return skip("needs another torch than the wheel's for the same CPython: Debian's "
               "python3-torch, imported by /usr/bin/python3 (ci/setup --torch pypi)");
+}
+
+std::optional<Unmet> probe_git_lfs(const Runner&) {
+  kd::SpawnSpec spec;
+  spec.argv = {"/bin/sh", "-c", "git lfs version"};
+  spec.merge_err_into_out = true;
+  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(20), {});
+  if (run.status.exited() && run.status.code == 0) return met();
+  return skip("needs git and git-lfs on PATH (Debian's git-lfs, ci/setup --torch pypi)");
 }
 
 std::optional<Unmet> probe_other_python_torch(const Runner&) {
@@ -491,8 +501,8 @@ std::vector<Entry> runner_and_check_entries() {
         "a torch wheel's files for another CPython, unpacked (ci/setup --torch pypi)"},
        probe_other_python_torch},
       {{R::ApplicationDistributions, "application-distributions",
-        "torchvision for the check's torch and for another, pillow and numpy, each installed "
-        "into a folder of its own (ci/setup --torch pypi)"},
+        "torchvision for the check's torch and for another, pillow, numpy and safetensors, each "
+        "installed into a folder of its own (ci/setup --torch pypi)"},
        probe_application_distributions},
       {{R::BuiltExtensions, "built-extensions",
         "extensions built with torch.utils.cpp_extension against the check's torch wheel"},
@@ -500,6 +510,8 @@ std::vector<Entry> runner_and_check_entries() {
       {{R::DistributionTorch, "distribution-torch",
         "another torch than the wheel's for the same CPython: Debian's python3-torch"},
        probe_distribution_torch},
+      {{R::GitLfs, "git-lfs", "git and git-lfs, to clone a repository without its LFS objects"},
+       probe_git_lfs},
   };
 }
 

@@ -34,6 +34,7 @@ enum class Requirement {
   ApplicationDistributions,  // torchvision for the check's torch and for another, pillow, numpy
   BuiltExtensions,   // extensions built with torch.utils.cpp_extension against the wheel's torch
   DistributionTorch,  // another torch than the wheel's for the same CPython: Debian's python3-torch
+  GitLfs,           // git and git-lfs, to clone a repository without fetching its LFS objects
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace

@@ -6,9 +6,14 @@
 // another (ci/setup --torch pypi), extensions built in this build with torch.utils.cpp_extension
 // (fixtures/extensions), or a module of the case's own; and names its python3 with
 // KERNODECK_TORCH_PYTHON.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "kd/supervisor.hpp"
 #include "layer_test.hpp"
 #include "manipulations.hpp"
 #include "requirements.hpp"
@@ -24,6 +29,7 @@ const std::string kTorchvisionForThisTorch = "torchvision-0.29.2";   // torch>=2
 const std::string kTorchvisionForOtherTorch = "torchvision-0.24.1";  // torch==2.9.1, CUDA 12
 const std::string kPillow = "pillow-13.0.0";
 const std::string kNumpy = "numpy-2.4.6";
+const std::string kSafetensors = "safetensors-0.8.0";
 
 // What an environment holds besides the torch wheel: folders of ci/setup's distributions, and
 // extensions built by the fixtures.
@@ -107,6 +113,256 @@ const char* const kFailingModule =
     "# An application module whose import raises, naming where it looked\n"
     "import os\n"
     "raise RuntimeError('no model configuration in ' + os.getcwd() + ' for ' + os.environ.get('HOME', ''))\n";
+
+// ---- weights files, written for real by the torch the check certifies ----
+
+// Runs `script` in {tmp} with the interpreter of the check's python probe (its torch), the
+// distributions `folders` of ci/setup on its PYTHONPATH; "" or why not.
+std::string run_python(const std::string& tmp, const std::string& script,
+                       const std::vector<std::string>& folders = {}) {
+  const std::optional<std::string>& python = kdh::runner().python;
+  if (!python) return "no interpreter of the check's torch to write weights with";
+  std::string path;
+  for (const std::string& folder : folders) {
+    const std::string found = kdh::application_distribution(folder);
+    if (found.empty()) return "no " + folder + " installed for the application layer";
+    path += (path.empty() ? "" : ":") + found;
+  }
+  kd::SpawnSpec spec;
+  spec.argv = {*python, "-B", "-c", script};
+  spec.cwd = tmp;
+  spec.merge_err_into_out = true;
+  spec.out = kd::CaptureSpec{true, 64 * 1024, true};
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string(*e).rfind("PYTHONPATH=", 0) != 0) env.emplace_back(*e);
+  }
+  if (!path.empty()) env.push_back("PYTHONPATH=" + path);
+  spec.env = env;
+  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(120), {});
+  if (run.status.exited() && run.status.code == 0) return "";
+  return "writing the weights failed (" + run.status.describe() + "): " + run.out.data;
+}
+
+kdh::Preparation weights_written(std::string script, std::vector<std::string> folders = {}) {
+  return [script, folders](const std::string& tmp) { return run_python(tmp, script, folders); };
+}
+
+// A model's state_dict, as applications save their weights.
+const char* const kModel =
+    "import torch\n"
+    "model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))\n";
+
+// A case of the application's weights, its files written in {tmp} by `prepare`.
+Case weights_case(const std::string& id, kdh::Preparation prepare, const std::string& what,
+                  kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
+      .needs(Requirement::PythonProbe)
+      .needs(Requirement::TorchWheelSite)
+      .prepare(std::move(prepare), what)
+      .expect_field("/tool/probe", "python")
+      .expect_report_lacks("{tmp}");
+}
+
+std::vector<Case> weights_cases() {
+  return {
+      weights_case("weights_state_dict_passes",
+                   weights_written(std::string(kModel) + "torch.save(model.state_dict(), 'model.pt')\n"),
+                   "model.pt: torch.save of a model's state_dict (its zip archive)")
+          .guards("a weights file asked with --weights that torch.load reads with weights_only, "
+                  "its data mapped, passes, listed with its format, tensors, bytes and dtypes")
+          .with_privacy_canaries()
+          .args({"--device", "cpu", "--weights", "{tmp}/model.pt"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/requested/weights/0", "model.pt")
+          .expect_field("/application/weights/0/file", "model.pt")
+          .expect_field("/application/weights/0/format", "torch_zip")
+          .expect_field("/application/weights/0/tensors", 4)
+          .expect_field("/application/weights/0/bytes", 4 * (12 + 3 + 6 + 2))
+          .expect_field("/application/weights/0/dtypes/0", "float32")
+          .expect_field("/application/weights/0/verified", true),
+      weights_case("weights_legacy_format_passes",
+                   weights_written(std::string(kModel) +
+                                   "torch.save(model.state_dict(), 'model.bin', "
+                                   "_use_new_zipfile_serialization=False)\n"),
+                   "model.bin: torch.save's legacy format (not a zip archive)")
+          .guards("a weights file of torch.save's legacy format passes")
+          .args({"--device", "cpu", "--weights", "{tmp}/model.bin"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/application/weights/0/format", "torch_legacy")
+          .expect_field("/application/weights/0/tensors", 4),
+      weights_case("weights_safetensors_passes",
+                   weights_written(std::string(kModel) +
+                                   "from safetensors.torch import save_file\n"
+                                   "save_file(model.state_dict(), 'model.safetensors')\n",
+                                   {kSafetensors, kNumpy}),
+                   "model.safetensors: written by the safetensors package")
+          .guards("a safetensors file whose header holds against the file passes, read without "
+                  "loading its data")
+          .needs(Requirement::ApplicationDistributions)
+          .args({"--device", "cpu", "--weights", "model.safetensors"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/application/weights/0/format", "safetensors")
+          .expect_field("/application/weights/0/tensors", 4)
+          .expect_field("/application/weights/0/bytes", 4 * (12 + 3 + 6 + 2))
+          .expect_field("/application/weights/0/verified", true),
+      weights_case("weights_not_found", weights_written(""), "no file at all")
+          .guards("a weights file that is not there is WEIGHTS_UNUSABLE (14) naming it by its "
+                  "base name")
+          .with_privacy_canaries()
+          .args({"--device", "cpu", "--weights", "{tmp}/models/missing.safetensors"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsNotFound")
+          .expect_field_contains("/message", "The weights file missing.safetensors was not found")
+          .expect_field("/application/weights/0/file", "missing.safetensors")
+          .expect_field("/application/weights/0/verified", false),
+      weights_case("weights_git_lfs_pointer",
+                   [](const std::string& tmp) -> std::string {
+                     if (std::string why = run_python(
+                             tmp, std::string(kModel) + "import os\nos.makedirs('src')\n"
+                                  "torch.save(model.state_dict(), 'src/model.pt')\n");
+                         !why.empty()) {
+                       return why;
+                     }
+                     return kdh::run_shell(
+                         tmp,
+                         "set -e; cd src; git init -q; git lfs install --local >/dev/null; "
+                         "git lfs track '*.pt' >/dev/null; git add .gitattributes model.pt; "
+                         "git -c user.name=kd -c user.email=kd@localhost commit -qm model; cd ..; "
+                         "GIT_LFS_SKIP_SMUDGE=1 git clone -q src clone");
+                   },
+                   "a model repository with its weights in Git LFS, cloned without fetching "
+                   "them (GIT_LFS_SKIP_SMUDGE=1), as a clone without git-lfs leaves it")
+          .guards("a Git LFS pointer in place of the weights is WEIGHTS_UNUSABLE (14) naming the "
+                  "size it stands for and git lfs pull")
+          .needs(Requirement::GitLfs)
+          .args({"--device", "cpu", "--weights", "{tmp}/clone/model.pt"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsGitLfsPointer")
+          .expect_field("/application/weights/0/format", "git_lfs_pointer")
+          .expect_field_contains("/message", "is a Git LFS pointer")
+          .expect_field_contains("/message", "git lfs pull"),
+      weights_case("weights_safetensors_cut_short",
+                   weights_written(std::string(kModel) +
+                                   "from safetensors.torch import save_file\n"
+                                   "save_file(model.state_dict(), 'model.safetensors')\n"
+                                   "data = open('model.safetensors', 'rb').read()\n"
+                                   "open('model.safetensors', 'wb').write(data[:len(data) - 40])\n",
+                                   {kSafetensors, kNumpy}),
+                   "model.safetensors cut 40 bytes before its end, as an interrupted download "
+                   "leaves it")
+          .guards("a weights file cut short is WEIGHTS_UNUSABLE (14) naming the size its header "
+                  "promises and the size found")
+          .needs(Requirement::ApplicationDistributions)
+          .args({"--device", "cpu", "--weights", "model.safetensors"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsCutShort")
+          .expect_field_contains("/message", "its header promises")
+          .expect_field_contains("/message", "Download it again"),
+      weights_case("weights_torch_archive_cut_short",
+                   weights_written(std::string(kModel) +
+                                   "torch.save(model.state_dict(), 'model.pt')\n"
+                                   "data = open('model.pt', 'rb').read()\n"
+                                   "open('model.pt', 'wb').write(data[:len(data) // 2])\n"),
+                   "model.pt, torch.save's archive, cut to its first half")
+          .guards("a torch.save archive cut short is WEIGHTS_UNUSABLE (14): its end is missing")
+          .args({"--device", "cpu", "--weights", "model.pt"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsCutShort")
+          .expect_field_contains("/message", "central directory) is missing"),
+      weights_case("weights_html_page",
+                   weights_written("open('model.safetensors', 'w').write('<!DOCTYPE html>\\n"
+                                   "<html><head><title>401 Unauthorized</title></head>"
+                                   "<body>Access to this model is restricted.</body></html>\\n')\n"),
+                   "model.safetensors: the HTML page a download behind a login saved under the "
+                   "weights' name")
+          .guards("an HTML page in place of the weights is WEIGHTS_UNUSABLE (14) saying so")
+          .args({"--device", "cpu", "--weights", "model.safetensors"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsNotAWeightsFile")
+          .expect_field_contains("/message", "it is an HTML page"),
+      weights_case("weights_whole_module_refused",
+                   weights_written("import sys, torch\nsys.path.insert(0, '.')\n"
+                                   "open('mypkg.py', 'w').write('import torch\\nclass Net(torch.nn.Module):\\n"
+                                   "    def __init__(self):\\n        super().__init__()\\n"
+                                   "        self.fc = torch.nn.Linear(4, 2)\\n')\n"
+                                   "import mypkg\ntorch.save(mypkg.Net(), 'net.pt')\n"),
+                   "net.pt: torch.save of a whole module whose class (mypkg.Net) is the "
+                   "application's own")
+          .guards("weights that torch.load's weights_only refuses are WEIGHTS_UNUSABLE (14) "
+                  "naming the globals they need and the safe ways out")
+          .args({"--device", "cpu", "--weights", "net.pt"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsOnlyRefused")
+          .expect_field_contains("/message", "mypkg.Net")
+          .expect_field_contains("/message", "state_dict")
+          .expect_field_contains("/message", "add_safe_globals"),
+      weights_case("weights_pickle_that_runs_code_never_runs",
+                   weights_written("import torch\n"
+                                   "class Payload:\n"
+                                   "    def __reduce__(self):\n"
+                                   "        import os\n"
+                                   "        return (os.system, ('touch ran-code',))\n"
+                                   "torch.save({'weight': torch.ones(2), 'extra': Payload()}, "
+                                   "'model.pt')\n"),
+                   "model.pt: a checkpoint whose pickle calls os.system when unpickled")
+          .guards("the check never unpickles what weights_only refuses, whatever the file holds: "
+                  "nothing of the file runs")
+          .args({"--device", "cpu", "--weights", "model.pt"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsOnlyRefused")
+          .expect_field_contains("/message", "posix.system")
+          .expect_file(kdh::FileExpect::Kind::Absent, "ran-code"),
+      weights_case("weights_numpy_file",
+                   weights_written("import numpy\nnumpy.save('model.npy', numpy.ones((4, 3)))\n",
+                                   {kNumpy}),
+                   "model.npy: a NumPy array file (numpy.save)")
+          .guards("weights of a format the torch present cannot read are WEIGHTS_UNUSABLE (14) "
+                  "naming the format")
+          .needs(Requirement::ApplicationDistributions)
+          .args({"--device", "cpu", "--weights", "model.npy"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsFormatUnsupported")
+          .expect_field_contains("/message", "a NumPy array file"),
+      weights_case("weights_safetensors_header_damaged",
+                   weights_written(std::string(kModel) +
+                                   "from safetensors.torch import save_file\n"
+                                   "save_file(model.state_dict(), 'model.safetensors')\n"
+                                   "data = bytearray(open('model.safetensors', 'rb').read())\n"
+                                   "data[12:16] = b'\\xff\\xfe\\x00\\x01'\n"
+                                   "open('model.safetensors', 'wb').write(bytes(data))\n",
+                                   {kSafetensors, kNumpy}),
+                   "model.safetensors with four bytes of its header overwritten")
+          .guards("a damaged weights file is WEIGHTS_UNUSABLE (14) saying what does not hold")
+          .needs(Requirement::ApplicationDistributions)
+          .args({"--device", "cpu", "--weights", "model.safetensors"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsArchiveDamaged")
+          .expect_field_contains("/message", "is damaged: header"),
+      weights_case("weights_not_readable_by_the_user",
+                   [](const std::string& tmp) -> std::string {
+                     if (std::string why = kdh::user_folder(kdh::kNobody, "")(tmp); !why.empty()) {
+                       return why;
+                     }
+                     if (std::string why = run_python(
+                             tmp, std::string(kModel) + "torch.save(model.state_dict(), 'model.pt')\n");
+                         !why.empty()) {
+                       return why;
+                     }
+                     return chmod((tmp + "/model.pt").c_str(), 0600) == 0 ? ""
+                                                                         : "cannot close model.pt";
+                   },
+                   "model.pt of mode 0600, owned by root, read by the user nobody")
+          .guards("a weights file the user running the check may not read is WEIGHTS_UNUSABLE "
+                  "(14) naming its mode and owner")
+          .needs(Requirement::AnotherUser)
+          .wrap(kdh::as_user(kdh::kNobody), "runs as nobody (setpriv --reuid=65534)")
+          .args({"--device", "cpu", "--weights", "{tmp}/model.pt"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsNotReadable")
+          .expect_field_contains("/message", "its mode is 0600, and it belongs to another user"),
+  };
+}
 
 std::vector<Case> application_cases() {
   return {
@@ -269,4 +525,11 @@ std::vector<Case> application_cases() {
 
 }  // namespace
 
-KERNODECK_LAYER(application, application_cases());
+// The modules of the application, then its weights: one layer, one table.
+std::vector<Case> all_application_cases() {
+  std::vector<Case> cases = application_cases();
+  for (Case& c : weights_cases()) cases.push_back(std::move(c));
+  return cases;
+}
+
+KERNODECK_LAYER(application, all_application_cases());

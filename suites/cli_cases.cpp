@@ -33,6 +33,7 @@ std::vector<Case> cli_cases() {
           .expect_stdout_contains("--output")
           .expect_stdout_contains("--host-check")
           .expect_stdout_contains("--import")
+          .expect_stdout_contains("--weights")
           .expect_stdout_contains("--version"),
       Case("version_prints_version")
           .guards("--version prints the check's name and version and exits 0")
@@ -64,6 +65,10 @@ std::vector<Case> cli_cases() {
       usage("import_not_a_module_name", {"--device", "cpu", "--import", "torch vision"}, "--import"),
       usage("import_missing_value", {"--device", "cpu", "--import"}, "--import"),
       usage("import_with_the_fault_probe", {"--device", "cpu", "--import", "torchvision"},
+            "fault-injection probe")
+          .with_fault("gpus=1"),
+      usage("weights_empty_name", {"--device", "cpu", "--weights", ""}, "--weights"),
+      usage("weights_with_the_fault_probe", {"--device", "cpu", "--weights", "model.pt"},
             "fault-injection probe")
           .with_fault("gpus=1"),
       usage("import_with_the_compiled_probe", {"--device", "cpu", "--import", "torchvision"},

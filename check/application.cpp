@@ -118,17 +118,17 @@ std::string weights_words(const WeightsFile& w) {
 
 }  // namespace
 
-bool application_stage(const PythonAnswers& answers, const ApplicationAsked& asked_all,
-                       WorkerFindings& findings, const EventSink& sink) {
-  const std::vector<std::string>& asked = asked_all.imports;
-  sink(stage_event(Stage::Application));
-  const nlohmann::json* listed = answers.find("extensions_listed");
-  if (listed == nullptr) return probe_gave_no("the distributions that require torch", sink);
+namespace {
+
+// The modules asked, walked over their answers, then the other distributions listed: the
+// entries of application.extensions, the warnings into `findings`, the first module that failed
+// and the first the probe gave no answer for (its import never returned).
+ojson extensions_of(const PythonAnswers& answers, const std::vector<std::string>& asked,
+                    WorkerFindings& findings, std::optional<ExtensionImport>& failure,
+                    std::string& unanswered) {
   const TorchFacts torch = torch_of(answers);
   ojson extensions = ojson::array();
   std::set<std::string> covered;
-  std::optional<ExtensionImport> failure;
-  std::string unanswered;  // the first module asked the probe gave no answer for
   const std::vector<const nlohmann::json*> imported = answers_to(answers, "extension");
   for (size_t i = 0; i < asked.size(); ++i) {
     if (i >= imported.size() || imported[i]->value("module", std::string()) != asked[i]) {
@@ -153,39 +153,58 @@ bool application_stage(const PythonAnswers& answers, const ApplicationAsked& ask
       findings.extension_warnings.push_back(e);
     }
   }
-  if (auto d = listed->find("distributions"); d != listed->end() && d->is_array()) {
-    for (const nlohmann::json& distribution : *d) {
-      ExtensionImport e = extension_import_of(distribution, torch);
-      if (e.distribution.empty() || !covered.insert(folded(e.distribution)).second) continue;
-      extensions.push_back(entry_of(e, nullptr));
-      if (e.torch_matches == std::optional<bool>(false)) findings.extension_warnings.push_back(e);
-    }
+  const nlohmann::json listed = answers.find("extensions_listed")->value("distributions",
+                                                                          nlohmann::json::array());
+  for (const nlohmann::json& distribution : listed.is_array() ? listed : nlohmann::json::array()) {
+    ExtensionImport e = extension_import_of(distribution, torch);
+    if (e.distribution.empty() || !covered.insert(folded(e.distribution)).second) continue;
+    extensions.push_back(entry_of(e, nullptr));
+    if (e.torch_matches == std::optional<bool>(false)) findings.extension_warnings.push_back(e);
   }
+  return extensions;
+}
+
+// error.message of a module that failed: the exception and its words, a missing function
+// demangled.
+std::string extension_words(const ExtensionImport& failure) {
+  std::string words = failure.words;
+  const std::string& symbol = failure.undefined_symbol;
+  if (!symbol.empty() && words.find(symbol) != std::string::npos) {
+    words.replace(words.find(symbol), symbol.size(), demangled(symbol));
+  }
+  return (failure.exception.empty() ? "" : failure.exception + ": ") + words;
+}
+
+}  // namespace
+
+bool application_stage(const PythonAnswers& answers, const ApplicationAsked& asked,
+                       WorkerFindings& findings, const EventSink& sink) {
+  sink(stage_event(Stage::Application));
+  if (answers.find("extensions_listed") == nullptr) {
+    return probe_gave_no("the distributions that require torch", sink);
+  }
+  std::optional<ExtensionImport> failure;
+  std::string unanswered;
+  const ojson extensions = extensions_of(answers, asked.imports, findings, failure, unanswered);
   std::optional<WeightsFile> weights_failure;
   std::string unopened;
-  const ojson weights = weights_of(answers, asked_all.weights, !failure && unanswered.empty(),
+  const ojson weights = weights_of(answers, asked.weights, !failure && unanswered.empty(),
                                    weights_failure, unopened);
   sink(facts_event("application", {{"extensions", extensions}, {"weights", weights}}));
   if (!unanswered.empty()) return probe_gave_no(("the module " + unanswered).c_str(), sink);
   if (!unopened.empty()) return probe_gave_no(("the weights file " + unopened).c_str(), sink);
-  if (weights_failure) {
-    findings.weights_failure = weights_failure;
-    const CauseInfo& row = cause_info(recognise_weights(*weights_failure));
+  if (failure) {
+    findings.extension_failure = failure;
+    const CauseInfo& row = cause_info(recognise_extension(*failure));
     sink(outcome_event(row.outcome, Stage::Application,
-                       ErrorInfo{std::string(row.type), weights_words(*weights_failure)}));
+                       ErrorInfo{std::string(row.type), extension_words(*failure)}));
     return false;
   }
-  if (!failure) return true;
-  findings.extension_failure = failure;
-  const CauseInfo& row = cause_info(recognise_extension(*failure));
-  std::string words = failure->words;
-  const std::string& symbol = failure->undefined_symbol;
-  if (!symbol.empty() && words.find(symbol) != std::string::npos) {
-    words.replace(words.find(symbol), symbol.size(), demangled(symbol));
-  }
+  if (!weights_failure) return true;
+  findings.weights_failure = weights_failure;
+  const CauseInfo& row = cause_info(recognise_weights(*weights_failure));
   sink(outcome_event(row.outcome, Stage::Application,
-                     ErrorInfo{std::string(row.type),
-                               (failure->exception.empty() ? "" : failure->exception + ": ") + words}));
+                     ErrorInfo{std::string(row.type), weights_words(*weights_failure)}));
   return false;
 }
 

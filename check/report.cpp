@@ -171,6 +171,22 @@ ojson application_section(const ReportInput& in, const Sanitizer& sanitizer) {
   return {{"extensions", std::move(extensions)}, {"weights", std::move(weights)}};
 }
 
+// `requested`: what was asked, as given; the weights files by their base names, never a path.
+ojson requested_section(const ReportInput& in, const Sanitizer& sanitizer) {
+  ojson imports = ojson::array();
+  for (const std::string& module : in.options.imports) imports.push_back(module);
+  ojson weights = ojson::array();
+  for (const std::string& file : in.options.weights) {
+    weights.push_back(sanitizer.message(weights_name(file)));
+  }
+  return {{"device", device_name(in.options.device)},
+          {"device_index", in.options.device_index},
+          {"timeout_s", timeout_value(in.options.timeout_s)},
+          {"host_check", in.options.host_check},
+          {"imports", imports},
+          {"weights", weights}};
+}
+
 // `warnings`: their words come from the catalogue, filled with facts already sanitized.
 ojson warnings_section(const ReportInput& in) {
   ojson warnings = ojson::array();
@@ -214,13 +230,6 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
   }
   const ojson host = host_section(in);
   const ojson error = error_section(in, sanitizer);
-  ojson imports = ojson::array();
-  for (const std::string& module : in.options.imports) imports.push_back(module);
-  // The weights files asked, by their base names: a path of the machine never.
-  ojson weights = ojson::array();
-  for (const std::string& file : in.options.weights) {
-    weights.push_back(sanitizer.message(weights_name(file)));
-  }
   return {
       {"schema_version", 1},
       {"tool",
@@ -232,13 +241,7 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
       {"exit_code", row.exit_code},
       {"stage", stage_name(in.stage)},
       {"message", compose_message(in)},
-      {"requested",
-       {{"device", device_name(in.options.device)},
-        {"device_index", in.options.device_index},
-        {"timeout_s", timeout_value(in.options.timeout_s)},
-        {"host_check", in.options.host_check},
-        {"imports", imports},
-        {"weights", weights}}},
+      {"requested", requested_section(in, sanitizer)},
       {"runtime", runtime_section(in)},
       {"pytorch", pytorch},
       {"execution", execution},

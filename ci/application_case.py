@@ -1,24 +1,34 @@
 #!/usr/bin/env python3
-"""The application cases of KIT/run OUT --import MODULE... and of ci/conformance
-(KERNODECK_IMPORTS): one case per module of the application, named after it, run by CTest with
-the conformance suite, so that the certificate (junit.xml, summary.md, index.html) holds it as it
-holds every case, through the same report tool. Standard library only: the image under test may
-hold nothing else.
+"""The application cases of KIT/run OUT --import MODULE... --weights FILE... and of ci/conformance
+(KERNODECK_IMPORTS, KERNODECK_WEIGHTS): one case per module of the application and one per
+weights file it loads, run by CTest with the conformance suite, so that the certificate (junit.xml,
+summary.md, index.html) holds each as it holds every case, through the same report tool. Standard
+library only: the image under test may hold nothing else.
 
-  application_case.py names MODULE...
-      prints each MODULE once, in the order given; exit 2 naming the first that is not a module's
-      dotted Python name (the check's own rule), so that KIT/run refuses it before it writes
-      anything.
-  application_case.py register TREE CHECK OUT MODULE...
-      adds the case application.import/MODULE of each MODULE to TREE, the run's copy of CTest's
-      files or a build tree whose next configure writes them anew (its suites/ folder; labels conformance and application, so that the suite's CTest
-      run runs it among its own cases), each running `run`. They come first: CTest starts them
-      before the suite's cases, so that a run stopped by its time limit has certified them.
-      In the certificate its classname is kernodeck.application and its name MODULE; a MODULE
-      named as one of the suite's own cases of that layer is refused (exit 2).
-  application_case.py run CHECK OUT MODULE
-      the case: the check CHECK run twice, --device cpu --import MODULE then --import MODULE on
-      the default device, in this process's environment (the image's python3 and torch, or the
+ASKED below is what the check is asked, as its own options say it: --import MODULE and
+--weights FILE, each repeatable, in any order.
+
+  application_case.py asked ASKED...
+      prints ASKED as the cases take it, one word a line: each module once, in the order given;
+      each file once, as an absolute path (a relative one is taken from the folder this runs in,
+      as the check would take it there). Exit 2 naming the first that cannot be asked: a module
+      that is not a module's dotted Python name (the check's own rule); an empty file name, one
+      ending in '/' or whose base name is '.' or '..' (a folder's), one with a control character,
+      or two files of one base name (the base name names the file's case); so that KIT/run
+      refuses it before it writes anything.
+  application_case.py register TREE CHECK OUT ASKED...
+      adds the case of each module and file to TREE, the run's copy of CTest's files or a build
+      tree whose next configure writes them anew (its suites/ folder; labels conformance and
+      application, so that the suite's CTest run runs it among its own cases), each running
+      `run`. They come first: CTest starts them before the suite's cases, so that a run stopped by
+      its time limit has certified them. A module's case is application.import/MODULE, in the
+      certificate classname kernodeck.application and name MODULE; a file's is
+      application.weights/weights-NAME (NAME its base name), name weights-NAME: a '-' is never in
+      a module's name, so no file's case takes a module's. A case named as one of the suite's own
+      cases of that layer is refused (exit 2).
+  application_case.py run CHECK OUT --import MODULE
+      MODULE's case: the check CHECK run twice, --device cpu --import MODULE then --import MODULE
+      on the default device, in this process's environment (the image's python3 and torch, or the
       interpreter KERNODECK_TORCH_PYTHON names). The case fails when a run failed in the
       application layer (the module's import: its cause, error.type, and the report's message
       say why and what to do), or when the --device cpu run did not reach that layer (the layer
@@ -27,9 +37,17 @@ hold nothing else.
       the --device cpu run. The report the verdict rests on is OUT/cases/application.MODULE.json
       (the --device cpu run's, unless only the default device's run failed in the application
       layer), the other run's beside it (application.MODULE.default-run.json or
-      application.MODULE.cpu-run.json: a '-' is never in a module's name). It prints what each run
-      answered and, last, the verdict in one line, which the certificate quotes. Exit 0 when the
-      case passed, 1 when it failed.
+      application.MODULE.cpu-run.json: a '-' is never in a module's name).
+  application_case.py run CHECK OUT --weights FILE
+      FILE's case: the check run once, --device cpu --weights FILE, without the modules asked
+      (each case asks one thing). The check opens weights on the CPU whatever the device
+      (map_location="cpu"), so a run on the default device would read the file again and say
+      nothing more of it. The case fails when the run failed in the application layer (the file:
+      its cause and message, WEIGHTS_UNUSABLE) or did not reach it, and passes when the report
+      lists the file verified. Its report is OUT/cases/application.weights-NAME.json. Its lines
+      name the file by its base name, as the check's report does: its folder is the machine's.
+  Each case prints what each run of the check answered and, last, the verdict in one line, which
+  the certificate quotes. Exit 0 when the case passed, 1 when it failed.
 """
 import json
 import os
@@ -40,20 +58,14 @@ import subprocess
 import sys
 
 LAYER = "application"
-# The case's CTest name, as the suite names its own ("<layer>.run/<id>"); the certificate's
-# classname is the part before the first '.', its name the part after the last '/'.
-CASE_NAME = LAYER + ".import/{module}"
 # The check's own rule for --import (check/cli.cpp, is_module_name).
 MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 MODULE_NAME_LIMIT = 200
-# Two runs of the check, each within its own 30 s worker limit and as long again for its look at
-# damaged files after a failure; CTest stops the case after this many seconds.
+# Up to two runs of the check (a module's case), each within its own 30 s worker limit and as
+# long again for its look at damaged files after a failure; CTest stops the case after this many
+# seconds.
 CASE_TIMEOUT_S = 180
 RUN_TIMEOUT_S = 80
-# The ways the case runs the check: the name in its report's file name, the arguments before
-# --import MODULE, and how its lines name it.
-RUNS = (("cpu-run", ["--device", "cpu"], "--device cpu --import {module}"),
-        ("default-run", [], "--import {module} (the default device)"))
 
 
 def names(modules):
@@ -68,6 +80,123 @@ def names(modules):
     return seen
 
 
+class Module:
+    """A module of the application (--import MODULE): its case imports it."""
+    option = "--import"
+    # The case's CTest name, as the suite names its own ("<layer>.run/<id>"); the certificate's
+    # classname is the part before the first '.', its name (the case's id) the part after the
+    # last '/'.
+    ctest = LAYER + ".import/{id}"
+    # The ways the case runs the check: the name in its report's file name, the arguments before
+    # --import MODULE, and how its lines name it.
+    runs = (("cpu-run", ["--device", "cpu"], "--device cpu --import {shown}"),
+            ("default-run", [], "--import {shown} (the default device)"))
+    done = "imported"
+
+    def __init__(self, module):
+        self.asked = self.id = self.shown = names([module])[0]
+
+    def intro(self):
+        return (f"the check imports {self.shown} after its computation, in the interpreter and "
+                f"torch it ran it with, once with --device cpu, once with the default device")
+
+    def certified(self, cpu, default):
+        """(passed, decisive run, line) of the runs that reached the layer without failing."""
+        line = f"{self.shown} imported: {imported_words(cpu, self.asked)}, with --device cpu"
+        if default.passed():
+            return True, cpu, line + " and with the default device"
+        return True, cpu, (line + f"; the default device did not reach the {LAYER} layer "
+                           f"({default.answer()}): the cases of layer {default.field('stage')} "
+                           f"answer for it")
+
+
+def _utf8(text):
+    """Whether `text` can be written as UTF-8 (an argument that is not holds lone surrogates)."""
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+class WeightsFile:
+    """A weights file of the application (--weights FILE): its case opens it as the application
+    loads it. `asked` is its absolute path; the case's lines and id name its base name only."""
+    option = "--weights"
+    ctest = LAYER + ".weights/{id}"
+    runs = (("cpu-run", ["--device", "cpu"], "--device cpu --weights .../{shown}"),)
+    done = "opened"
+
+    def __init__(self, path, cwd=None):
+        if not path:
+            raise ValueError("--weights needs a file name")
+        if any(ord(c) < 32 or ord(c) == 127 for c in path) or not _utf8(path):
+            raise ValueError(f"--weights takes a file's path in UTF-8 without control "
+                             f"characters, not {path!r}")
+        self.shown = path.rstrip("/").rpartition("/")[2]
+        if path.endswith("/") or self.shown in ("", ".", ".."):
+            raise ValueError(f"--weights takes a weights file's path, not '{path}', which names "
+                             "a folder")
+        absolute = path if path.startswith("/") else f"{cwd or os.getcwd()}/{path}"
+        # '.' and repeated '/' dropped; '..' kept: the system resolves it through links as written.
+        self.asked = "/" + "/".join(p for p in absolute.split("/") if p not in ("", "."))
+        self.id = "weights-" + self.shown
+
+    def intro(self):
+        return (f"the check opens the weights file {self.shown} after its computation, as the "
+                f"application loads it, in the interpreter and torch it ran it with, with "
+                f"--device cpu (weights are opened on the CPU whatever the device)")
+
+    def certified(self, cpu):
+        entry = ((cpu.field(LAYER) or {}).get("weights") or [{}])[0]
+        if entry.get("verified") is not True:
+            return False, cpu, (f"{self.shown} was not verified: the check passed, and its "
+                                f"report's {LAYER}.weights does not list the file verified")
+        dtypes = ", ".join(str(d) for d in entry.get("dtypes") or [])
+        torch = (cpu.field("pytorch") or {}).get("version")
+        return True, cpu, (f"{self.shown} verified: {entry.get('format')}, "
+                           f"{entry.get('tensors')} tensors" + (f" ({dtypes})" if dtypes else "")
+                           + f", {entry.get('bytes')} bytes"
+                           + (f", with torch {torch}" if torch else "") + ", with --device cpu")
+
+
+KINDS = {kind.option: kind for kind in (Module, WeightsFile)}
+
+
+def parse(words):
+    """The (option, value) pairs of ASKED words; a ValueError for any other word."""
+    words, pairs = list(words), []
+    while words:
+        option = words.pop(0)
+        if option not in KINDS:
+            raise ValueError(f"'{option}' is neither --import MODULE nor --weights FILE")
+        if not words:
+            raise ValueError(f"{option} needs a value")
+        pairs.append((option, words.pop(0)))
+    return pairs
+
+
+def asked(pairs, cwd=None):
+    """The case of each (option, value), each asked once, in order; a ValueError naming the first
+    that cannot be asked, or two files whose cases would have one name."""
+    cases = []
+    for option, value in pairs:
+        case = WeightsFile(value, cwd) if option == WeightsFile.option else Module(value)
+        same = next((c for c in cases if c.id == case.id), None)
+        if same is None:
+            cases.append(case)
+        elif same.asked != case.asked:
+            raise ValueError(f"--weights {same.asked} and {case.asked}: two files of one base "
+                             f"name, which names a file's case; certify them in separate runs, "
+                             f"or under different names")
+    return cases
+
+
+def words_of(cases):
+    """The ASKED words of `cases`, as `asked` prints them."""
+    return [word for case in cases for word in (case.option, case.asked)]
+
+
 def bracket(text):
     """`text` as one CMake bracket argument, whatever it holds."""
     level = 1
@@ -77,10 +206,11 @@ def bracket(text):
     return f"[{'=' * level}[{text}]{'=' * level}]"
 
 
-def ctest_lines(program, python, check, out, module):
-    """The add_test and set_tests_properties lines of MODULE's case."""
-    name = bracket(CASE_NAME.format(module=module))
-    command = " ".join(bracket(part) for part in (python, program, "run", check, out, module))
+def ctest_lines(program, python, check, out, case):
+    """The add_test and set_tests_properties lines of the case."""
+    name = bracket(case.ctest.format(id=case.id))
+    command = " ".join(bracket(part) for part in
+                       (python, program, "run", check, out, case.option, case.asked))
     return (f"add_test({name} {command})\n"
             f"set_tests_properties({name} PROPERTIES LABELS {bracket('conformance;' + LAYER)} "
             f"TIMEOUT {CASE_TIMEOUT_S})\n")
@@ -88,7 +218,7 @@ def ctest_lines(program, python, check, out, module):
 
 def suite_case_ids(suites):
     """The ids of the suite's own cases of the layer (add_test([=[application.run/ID]=] ...)):
-    in the certificate a module's case of the same name would stand for one of them."""
+    in the certificate a case of the same name would stand for one of them."""
     found = set()
     for path in pathlib.Path(suites).glob("*.cmake"):
         found.update(re.findall(r"add_test\(\[=*\[" + LAYER + r"\.run/([^]]+)\]",
@@ -96,18 +226,20 @@ def suite_case_ids(suites):
     return found
 
 
-def register(tree, check, out, modules):
+def register(tree, check, out, cases):
     testfile = pathlib.Path(tree) / "suites" / "CTestTestfile.cmake"
     if not testfile.is_file():
         raise FileNotFoundError(f"{testfile} is not there: the kit's suite has no suites/ folder")
-    taken = sorted(set(modules) & suite_case_ids(testfile.parent))
+    ids = suite_case_ids(testfile.parent)
+    taken = next((case for case in cases if case.id in ids), None)
     if taken:
-        raise ValueError(f"--import {taken[0]}: the suite has a case of that name in the {LAYER} "
-                         "layer, whose certificate entry and report the module's would take")
+        raise ValueError(f"{taken.option} {taken.id}: the suite has a case of that name in the "
+                         f"{LAYER} layer, whose certificate entry and report this one's would "
+                         "take")
     program = os.path.abspath(__file__)
-    cases = "".join(ctest_lines(program, sys.executable, check, out, module) for module in modules)
-    testfile.write_text("# The application cases of this run (KIT/run --import).\n" + cases +
-                        testfile.read_text())
+    lines = "".join(ctest_lines(program, sys.executable, check, out, case) for case in cases)
+    testfile.write_text("# The application cases of this run (KIT/run --import, --weights).\n" +
+                        lines + testfile.read_text())
 
 
 class Run:
@@ -146,10 +278,10 @@ class Run:
         return (f"exit {self.code}, {self.field('code')} at stage {self.field('stage')}{cause}")
 
 
-def run_check(check, module, device_args, label):
-    """The check with DEVICE_ARGS --import MODULE; a run that outlives RUN_TIMEOUT_S is ended as
-    an interrupt ends it (SIGTERM: the check ends its worker), then killed."""
-    process = subprocess.Popen([check, *device_args, "--import", module],
+def run_check(check, arguments, label):
+    """The check with ARGUMENTS; a run that outlives RUN_TIMEOUT_S is ended as an interrupt ends
+    it (SIGTERM: the check ends its worker), then killed."""
+    process = subprocess.Popen([check, *arguments],
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, errors="replace")
     try:
@@ -162,7 +294,7 @@ def run_check(check, module, device_args, label):
             process.kill()
             stdout, stderr = process.communicate()
         stderr += f"\nstopped by the application case after {RUN_TIMEOUT_S} s"
-    return Run(label.format(module=module), process.returncode, stdout, stderr)
+    return Run(label, process.returncode, stdout, stderr)
 
 
 def extension_of(run, module):
@@ -182,51 +314,51 @@ def imported_words(run, module):
     return words + (f" with torch {torch}" if torch else "")
 
 
-def verdict(module, cpu, default):
-    """(passed, the run the verdict rests on, the verdict's line)."""
-    for run in (cpu, default):
+def verdict(case, *runs):
+    """(passed, the run the verdict rests on, the verdict's line), of the case's runs in the
+    order of its `runs`: the first is the --device cpu run."""
+    first, shown = runs[0], case.shown
+    for run in runs:
         if run.failed_in_application():
-            return False, run, (f"{module} failed in layer {LAYER}, {run.error('type')}: "
+            return False, run, (f"{shown} failed in layer {LAYER}, {run.error('type')}: "
                                 f"{run.field('message')}")
-    for run in (cpu, default):
-        if run.report is None:  # the case's report is then the other run's, where it left one
-            return False, cpu if cpu.report else default, (
-                f"{module} was not certified: the check left no report "
+    for run in runs:
+        if run.report is None:  # the case's report is then another run's, where one left it
+            return False, next((r for r in runs if r.report), first), (
+                f"{shown} was not certified: the check left no report "
                 f"({run.label}: {run.answer()})")
-    if not cpu.passed():
-        return False, cpu, (f"{module} was not imported: the check failed before the "
-                            f"{LAYER} layer, in layer {cpu.field('stage')}, "
-                            f"{cpu.error('type') or cpu.field('code')}: {cpu.field('message')}")
-    line = f"{module} imported: {imported_words(cpu, module)}, with --device cpu"
-    if default.passed():
-        return True, cpu, line + " and with the default device"
-    return True, cpu, (line + f"; the default device did not reach the {LAYER} layer "
-                       f"({default.answer()}): the cases of layer {default.field('stage')} "
-                       f"answer for it")
+    if not first.passed():
+        return False, first, (f"{shown} was not {case.done}: the check failed before the "
+                              f"{LAYER} layer, in layer {first.field('stage')}, "
+                              f"{first.error('type') or first.field('code')}: "
+                              f"{first.field('message')}")
+    return case.certified(*runs)
 
 
-def report_names(module, decisive, runs):
+def report_names(case, decisive, runs):
     """Each run's report file name: the decisive run's is the case's own."""
-    own = f"{LAYER}.{module}"
+    own = f"{LAYER}.{case.id}"
     return {name: f"{own}.json" if run is decisive else f"{own}.{name}.json"
             for name, run in runs.items()}
 
 
-def run_case(check, out, module):
-    runs = {name: run_check(check, module, args, label) for name, args, label in RUNS}
-    passed, decisive, line = verdict(module, runs["cpu-run"], runs["default-run"])
-    files = report_names(module, decisive, runs)
+def run_case(check, out, case):
+    runs = {name: run_check(check, [*args, case.option, case.asked],
+                            label.format(shown=case.shown))
+            for name, args, label in case.runs}
+    passed, decisive, line = verdict(case, *runs.values())
+    files = report_names(case, decisive, runs)
     cases = pathlib.Path(out) / "cases"
     cases.mkdir(parents=True, exist_ok=True)
-    print(f"the check imports {module} after its computation, in the interpreter and torch it "
-          f"ran it with, once with --device cpu, once with the default device")
+    print(case.intro())
+    first = next(iter(runs.values()))
     for name, run in runs.items():
         shown = f"report cases/{files[name]}" if run.report else "no report"
         print(f"{run.label}: {run.answer()}; {shown}")
         if run.report:
             (cases / files[name]).write_text(run.stdout)
             print(f"  {run.field('message')}")
-        if run.report and run is not runs["cpu-run"] and not run.passed() and \
+        if run.report and run is not first and not run.passed() and \
                 not run.failed_in_application():
             print(f"  before the {LAYER} layer: not this case's to answer for")
     print(line)
@@ -235,12 +367,12 @@ def run_case(check, out, module):
 
 def main(argv):
     try:
-        if len(argv) >= 2 and argv[1] == "names":
-            print("\n".join(names(argv[2:])))
+        if len(argv) >= 2 and argv[1] == "asked":
+            print("\n".join(words_of(asked(parse(argv[2:])))))
         elif len(argv) >= 5 and argv[1] == "register":
-            register(argv[2], argv[3], argv[4], names(argv[5:]))
-        elif len(argv) == 5 and argv[1] == "run":
-            return run_case(argv[2], argv[3], argv[4])
+            register(argv[2], argv[3], argv[4], asked(parse(argv[5:])))
+        elif len(argv) == 6 and argv[1] == "run":
+            return run_case(argv[2], argv[3], asked(parse(argv[4:]))[0])
         else:
             sys.exit(__doc__)
     except (ValueError, OSError) as e:

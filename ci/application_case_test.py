@@ -15,23 +15,29 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import application_case as ac  # noqa: E402
 
 # A stand-in for the check: what it answers for --device cpu and for the default device comes
-# from FAKE_ANSWERS ({"cpu": [exit, report or text], "default": [...]}).
+# from FAKE_ANSWERS ({"cpu": [exit, report or text], "default": [...]}); it adds its arguments
+# to the file FAKE_CALLS names, a JSON list a line.
 FAKE_CHECK = """#!{python}
 import json, os, sys
 answers = json.loads(os.environ["FAKE_ANSWERS"])
+with open(os.environ["FAKE_CALLS"], "a") as calls:
+    calls.write(json.dumps(sys.argv[1:]) + "\\n")
 code, report = answers["cpu" if "cpu" in sys.argv else "default"]
-assert sys.argv[-2] == "--import"
+assert sys.argv[-2] in ("--import", "--weights")
 print(report if isinstance(report, str) else json.dumps(report))
 print("kernodeck-diagnostic: a verdict line", file=sys.stderr)
 sys.exit(code)
 """
 
 
-def report(code, stage, error_type=None, message="what happened. What to do.", extensions=None):
+def report(code, stage, error_type=None, message="what happened. What to do.", extensions=None,
+           weights=None):
+    application = None
+    if extensions is not None or weights is not None:
+        application = {"extensions": extensions or [], "weights": weights or []}
     return {"tool": {"name": "kernodeck-diagnostic"}, "code": code, "stage": stage,
             "status": "passed" if stage == "complete" else "failed", "message": message,
-            "pytorch": {"version": "2.15.0+cu132"},
-            "application": {"extensions": extensions} if extensions is not None else None,
+            "pytorch": {"version": "2.15.0+cu132"}, "application": application,
             "error": {"type": error_type} if error_type else None}
 
 
@@ -57,9 +63,69 @@ class Names(unittest.TestCase):
     def test_a_usage_error_is_exit_2_on_one_line(self):
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            self.assertEqual(ac.main(["application_case.py", "names", "ok", "not ok"]), 2)
+            self.assertEqual(ac.main(["application_case.py", "asked", "--import", "ok",
+                                      "--import", "not ok"]), 2)
         self.assertEqual(err.getvalue().count("\n"), 1)
         self.assertIn("not 'not ok'", err.getvalue())
+
+
+def cases(*words, cwd="/app"):
+    return ac.asked(ac.parse(words), cwd)
+
+
+class Asked(unittest.TestCase):
+    def test_modules_and_files_each_once_in_the_order_given_files_as_absolute_paths(self):
+        self.assertEqual(ac.words_of(cases(
+            "--import", "torchvision", "--weights", "model.safetensors",
+            "--weights", "/w/./a//b.pt",
+            "--import", "torchvision", "--weights", "/app/model.safetensors",
+            "--weights", "./model.safetensors")),
+            ["--import", "torchvision", "--weights", "/app/model.safetensors",
+             "--weights", "/w/a/b.pt"])
+
+    def test_a_relative_file_is_taken_from_the_folder_this_runs_in_its_dotdot_kept(self):
+        self.assertEqual(ac.words_of(cases("--weights", "m.pt", cwd=None)),
+                         ["--weights", os.path.join(os.getcwd(), "m.pt")])
+        self.assertEqual(cases("--weights", "../w/m.pt", cwd="/app/x")[0].asked,
+                         "/app/x/../w/m.pt")
+
+    def test_a_files_case_is_named_weights_and_its_base_name_never_a_modules_name(self):
+        module, weights = cases("--import", "model.safetensors", "--weights",
+                                "/models/model.safetensors")
+        self.assertEqual((module.id, weights.id),
+                         ("model.safetensors", "weights-model.safetensors"))
+        self.assertEqual(weights.ctest.format(id=weights.id),
+                         "application.weights/weights-model.safetensors")
+        self.assertIsNone(ac.MODULE_NAME.fullmatch(weights.id))
+
+    def test_what_names_no_file_is_refused(self):
+        for wrong, words in (("", "needs a file name"), ("models/", "names a folder"),
+                             (".", "names a folder"), ("a/..", "names a folder"),
+                             ("/", "names a folder"), ("a\nb.pt", "control characters"),
+                             ("a\tb.pt", "control characters"),
+                             ("a\udcffb.pt", "control characters")):
+            with self.subTest(wrong=wrong), self.assertRaisesRegex(ValueError, words):
+                cases("--weights", "ok.pt", "--weights", wrong)
+
+    def test_two_files_of_one_base_name_are_refused(self):
+        with self.assertRaisesRegex(ValueError, "--weights /a/model.pt and /app/b/model.pt: "
+                                                "two files of one base name"):
+            cases("--weights", "/a/model.pt", "--weights", "b/model.pt")
+
+    def test_words_that_ask_nothing_are_refused(self):
+        for words in (["torchvision"], ["--import"], ["--weights=m.pt"]):
+            with self.subTest(words=words), self.assertRaises(ValueError):
+                ac.parse(words)
+
+    def test_asked_prints_a_word_a_line_and_refuses_in_one_line(self):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(ac.main(["application_case.py", "asked", "--weights", "/m/a.pt",
+                                      "--import", "PIL"]), 0)
+        self.assertEqual(out.getvalue(), "--weights\n/m/a.pt\n--import\nPIL\n")
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(ac.main(["application_case.py", "asked", "--weights", ""]), 2)
+        self.assertEqual(err.getvalue(), "application_case.py: --weights needs a file name\n")
 
 
 class Register(unittest.TestCase):
@@ -80,61 +146,98 @@ class Register(unittest.TestCase):
         self.assertEqual(ac.bracket("x]="), "[==[x]=]==]")
 
     def test_one_case_per_module_in_the_suites_folder(self):
-        ac.register(self.tree, "/k it/bin/check", "/o]=]ut", ["torchvision", "torchvision.ops"])
+        ac.register(self.tree, "/k it/bin/check", "/o]=]ut",
+                    cases("--import", "torchvision", "--import", "torchvision.ops"))
         text = (self.tree / "suites" / "CTestTestfile.cmake").read_text()
         self.assertIn("add_test([=[application.import/torchvision]=] ", text)
         self.assertTrue(text.startswith("# The application cases"))
         self.assertTrue(text.endswith('PROPERTIES LABELS "conformance")\n'))
-        self.assertIn("[=[run]=] [=[/k it/bin/check]=] [==[/o]=]ut]==] [=[torchvision.ops]=])",
-                      text)
+        self.assertIn("[=[run]=] [=[/k it/bin/check]=] [==[/o]=]ut]==] [=[--import]=] "
+                      "[=[torchvision.ops]=])", text)
         self.assertEqual(text.count(f"TIMEOUT {ac.CASE_TIMEOUT_S})"), 2)
+
+    def test_one_case_per_weights_file_beside_the_modules(self):
+        ac.register(self.tree, "/kit/bin/check", "/out",
+                    cases("--weights", "/m]=]/model.safetensors", "--import", "PIL"))
+        text = (self.tree / "suites" / "CTestTestfile.cmake").read_text()
+        self.assertIn("add_test([=[application.weights/weights-model.safetensors]=] ", text)
+        self.assertIn("[=[run]=] [=[/kit/bin/check]=] [=[/out]=] [=[--weights]=] "
+                      "[==[/m]=]/model.safetensors]==])", text)
+        self.assertLess(text.index("weights-model.safetensors"), text.index("import/PIL"))
 
     @unittest.skipIf(shutil.which("ctest") is None, "no ctest on PATH")
     def test_ctest_lists_them_with_the_conformance_label(self):
-        ac.register(self.tree, "/kit/bin/check", "/out", ["torchvision", "torchvision.ops"])
+        ac.register(self.tree, "/kit/bin/check", "/out",
+                    cases("--import", "torchvision", "--import", "torchvision.ops",
+                          "--weights", "/models/model v1.safetensors"))
         listed = json.loads(subprocess.run(
             ["ctest", "--test-dir", str(self.tree), "-L", "^conformance$", "--show-only=json-v1"],
             check=True, capture_output=True, text=True).stdout)["tests"]
         self.assertEqual([t["name"] for t in listed],
-                         ["application.import/torchvision", "application.import/torchvision.ops"])
+                         ["application.import/torchvision", "application.import/torchvision.ops",
+                          "application.weights/weights-model v1.safetensors"])
         self.assertEqual(listed[1]["command"][1:],
-                         [ac.__file__, "run", "/kit/bin/check", "/out", "torchvision.ops"])
-        labels = {p["name"]: p["value"] for p in listed[0]["properties"]}["LABELS"]
-        self.assertEqual(sorted(labels), ["application", "conformance"])
+                         [ac.__file__, "run", "/kit/bin/check", "/out", "--import",
+                          "torchvision.ops"])
+        self.assertEqual(listed[2]["command"][1:],
+                         [ac.__file__, "run", "/kit/bin/check", "/out", "--weights",
+                          "/models/model v1.safetensors"])
+        for case in listed:
+            labels = {p["name"]: p["value"] for p in case["properties"]}["LABELS"]
+            self.assertEqual(sorted(labels), ["application", "conformance"])
 
     def test_a_module_named_as_a_case_of_the_suites_layer_is_refused(self):
         (self.tree / "suites" / "conformance_application[1]_tests.cmake").write_text(
             "add_test([=[application.run/kd_case]=]  /suite/conformance_application)\n")
         with self.assertRaisesRegex(ValueError, "--import kd_case: the suite has a case"):
-            ac.register(self.tree, "/kit/bin/check", "/out", ["torchvision", "kd_case"])
-        ac.register(self.tree, "/kit/bin/check", "/out", ["kd_case2"])
+            ac.register(self.tree, "/kit/bin/check", "/out",
+                        cases("--import", "torchvision", "--import", "kd_case"))
+        ac.register(self.tree, "/kit/bin/check", "/out", cases("--import", "kd_case2"))
 
     def test_a_tree_without_the_suite_is_refused(self):
         (self.tree / "suites" / "CTestTestfile.cmake").unlink()
         with self.assertRaises(FileNotFoundError):
-            ac.register(self.tree, "/kit/bin/check", "/out", ["torchvision"])
+            ac.register(self.tree, "/kit/bin/check", "/out", cases("--import", "torchvision"))
+
+    def test_register_takes_what_asked_printed(self):
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(ac.main(["application_case.py", "register", str(self.tree),
+                                      "/kit/bin/check", "/out", "--import", "PIL",
+                                      "--weights", "/m/a.pt"]), 0)
+        text = (self.tree / "suites" / "CTestTestfile.cmake").read_text()
+        self.assertIn("[=[application.import/PIL]=]", text)
+        self.assertIn("[=[application.weights/weights-a.pt]=]", text)
 
 
-class RunCase(unittest.TestCase):
+class CheckStandIn(unittest.TestCase):
+    """A case run with the stand-in for the check."""
+
     def setUp(self):
         self._dir = tempfile.TemporaryDirectory()
         self.root = pathlib.Path(self._dir.name)
         self.check = self.root / "check"
         self.check.write_text(FAKE_CHECK.format(python=sys.executable))
         self.check.chmod(0o755)
+        os.environ["FAKE_CALLS"] = str(self.root / "calls")
 
     def tearDown(self):
         self._dir.cleanup()
         os.environ.pop("FAKE_ANSWERS", None)
+        os.environ.pop("FAKE_CALLS", None)
 
-    def run_case(self, cpu, default):
+    def run_case(self, cpu, default, asked=("--import", "torchvision")):
         os.environ["FAKE_ANSWERS"] = json.dumps({"cpu": cpu, "default": default})
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            status = ac.run_case(str(self.check), str(self.root / "out"), "torchvision")
+            status = ac.run_case(str(self.check), str(self.root / "out"), cases(*asked)[0])
         files = sorted(p.name for p in (self.root / "out" / "cases").iterdir())
         return status, out.getvalue().splitlines(), files
 
+    def calls(self):
+        return [json.loads(line) for line in (self.root / "calls").read_text().splitlines()]
+
+
+class RunCase(CheckStandIn):
     def own_report(self):
         own = self.root / "out" / "cases" / "application.torchvision.json"
         return json.loads(own.read_text())
@@ -142,6 +245,8 @@ class RunCase(unittest.TestCase):
     def test_imported_on_both_devices_passes(self):
         status, lines, files = self.run_case(CPU_PASS, GPU_PASS)
         self.assertEqual(status, 0)
+        self.assertEqual(self.calls(), [["--device", "cpu", "--import", "torchvision"],
+                                        ["--import", "torchvision"]])
         self.assertEqual(lines[-1], "torchvision imported: torchvision 0.29.2 (requires "
                                     "torch>=2.14.0) with torch 2.15.0+cu132, with --device cpu "
                                     "and with the default device")
@@ -198,6 +303,72 @@ class RunCase(unittest.TestCase):
                                     "report on standard output (standard error: "
                                     "kernodeck-diagnostic: a verdict line))")
         self.assertEqual(files, ["application.torchvision.json"])
+
+
+MODEL = [{"file": "model.safetensors", "format": "safetensors", "tensors": 2, "bytes": 30,
+          "dtypes": ["float16", "float32"], "verified": True, "seconds": 0.0002}]
+LFS_POINTER = report("WEIGHTS_UNUSABLE", "application", "WeightsGitLfsPointer",
+                     "The weights file model.safetensors is a Git LFS pointer. Fetch it.",
+                     weights=[dict(MODEL[0], format="git_lfs_pointer", tensors=None, bytes=None,
+                                   dtypes=[], verified=False)])
+WEIGHTS = ("--weights", "/models/v1/model.safetensors")
+
+
+class WeightsCase(CheckStandIn):
+    def own_report(self):
+        own = self.root / "out" / "cases" / "application.weights-model.safetensors.json"
+        return json.loads(own.read_text())
+
+    def test_a_verified_file_passes_from_one_run_on_the_cpu_alone(self):
+        status, lines, files = self.run_case([0, report("CPU_CHECK_PASSED", "complete",
+                                                        weights=MODEL)], None, WEIGHTS)
+        self.assertEqual(status, 0)
+        self.assertEqual(self.calls(), [["--device", "cpu", "--weights",
+                                         "/models/v1/model.safetensors"]])
+        self.assertEqual(lines[-1], "model.safetensors verified: safetensors, 2 tensors "
+                                    "(float16, float32), 30 bytes, with torch 2.15.0+cu132, "
+                                    "with --device cpu")
+        self.assertIn("--device cpu --weights .../model.safetensors: exit 0, CPU_CHECK_PASSED at "
+                      "stage complete; report cases/application.weights-model.safetensors.json",
+                      lines)
+        self.assertEqual(files, ["application.weights-model.safetensors.json"])
+        self.assertEqual(self.own_report()["code"], "CPU_CHECK_PASSED")
+
+    def test_a_file_that_cannot_be_used_fails_with_its_cause_and_message(self):
+        status, lines, files = self.run_case([14, LFS_POINTER], None, WEIGHTS)
+        self.assertEqual(status, 1)
+        self.assertEqual(lines[-1], "model.safetensors failed in layer application, "
+                                    "WeightsGitLfsPointer: The weights file model.safetensors is "
+                                    "a Git LFS pointer. Fetch it.")
+        self.assertEqual(files, ["application.weights-model.safetensors.json"])
+        self.assertEqual(self.own_report()["error"]["type"], "WeightsGitLfsPointer")
+
+    def test_a_check_failing_before_the_layer_fails_the_case_naming_that_layer(self):
+        missing = report("TORCH_MISSING", "import", "TorchPackageMissing", "No torch.")
+        status, lines, _ = self.run_case([3, missing], None, WEIGHTS)
+        self.assertEqual(status, 1)
+        self.assertEqual(lines[-1], "model.safetensors was not opened: the check failed before "
+                                    "the application layer, in layer import, "
+                                    "TorchPackageMissing: No torch.")
+
+    def test_a_pass_that_does_not_list_the_file_verified_fails(self):
+        status, lines, _ = self.run_case([0, report("CPU_CHECK_PASSED", "complete", weights=[])],
+                                         None, WEIGHTS)
+        self.assertEqual(status, 1)
+        self.assertTrue(lines[-1].startswith("model.safetensors was not verified: "))
+
+    def test_a_run_that_left_no_report_fails_the_case_and_writes_none(self):
+        status, lines, files = self.run_case([1, "Segmentation fault"], None, WEIGHTS)
+        self.assertEqual(status, 1)
+        self.assertEqual(lines[-1], "model.safetensors was not certified: the check left no "
+                                    "report (--device cpu --weights .../model.safetensors: exit "
+                                    "1, no report on standard output (standard error: "
+                                    "kernodeck-diagnostic: a verdict line))")
+        self.assertEqual(files, [])
+
+    def test_its_lines_never_name_the_files_folder(self):
+        _, lines, _ = self.run_case([14, LFS_POINTER], None, WEIGHTS)
+        self.assertNotIn("/models/v1", "\n".join(lines))
 
 
 if __name__ == "__main__":

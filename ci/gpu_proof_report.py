@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """What ci/gpu-proof writes and checks about a proof's OUT folder (standard library only:
-the GPU machine has no package registry).
+the GPU machine has no package registry; and application_case.py beside it, as the kit's tools/
+holds it, for the application cases' names).
 
-  gpu_proof_report.py summary OUT COMMIT CTEST_STATUS SECONDS JUNIT_COUNTS [MODULE...]
+  gpu_proof_report.py summary OUT COMMIT CTEST_STATUS SECONDS JUNIT_COUNTS [ASKED...]
       prints summary.txt: the suite's counts and, for each hand run, what a reviewer
       looks for (code, exit, device and its name, loss, synchronized, allocator figures,
-      stage timings, the host check's driver); for each MODULE of KIT/run --import, what its
-      application case's report says (the distribution and version, the torch it requires,
-      the code and cause).
+      stage timings, the host check's driver); for each application case of KIT/run (ASKED:
+      --import MODULE and --weights FILE, as application_case.py asked prints them), what its
+      report says (a module's distribution and version, the torch it requires; a file's format,
+      tensors and bytes; the code and cause).
   gpu_proof_report.py scrub OUT MACHINE_JSON VALUE=PLACEHOLDER...
       replaces each VALUE in every file under OUT, and this machine's HOME and host name (the
       latter only as a whole word) as MACHINE_JSON (kernodeck-machine strings) gives them by
@@ -49,6 +51,8 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+
+import application_case
 
 HAND_RUNS = ["default", "host-check", "cpu", "cuda-visible-devices-empty", "device-index-1"]
 
@@ -111,16 +115,41 @@ def application_line(out, module):
     return f"{module:28} " + "; ".join(parts)
 
 
-def summary(out, commit, status, seconds, counts, *modules):
+def weights_line(out, case_id):
+    """What the application case CASE_ID of a weights file (KIT/run --weights) answered, from its
+    report."""
+    try:
+        path = pathlib.Path(out) / "cases" / f"application.{case_id}.json"
+        report = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return f"{case_id:28} (no report)"
+    entry = (((report.get("application") or {}).get("weights")) or [{}])[0]
+    parts = [f"{report.get('code')} (stage {report.get('stage')})"]
+    if entry.get("format"):
+        parts.append(str(entry["format"]))
+    if entry.get("tensors") is not None:
+        dtypes = ", ".join(str(d) for d in entry.get("dtypes") or [])
+        parts.append(f"{entry['tensors']} tensors" + (f" ({dtypes})" if dtypes else "") +
+                     f", {entry.get('bytes')} bytes")
+    if entry.get("verified") is not None:
+        parts.append("verified" if entry["verified"] else "not verified")
+    if report.get("error"):
+        parts.append(f"error {report['error'].get('type')}: {report.get('message')}")
+    return f"{case_id:28} " + "; ".join(parts)
+
+
+def summary(out, commit, status, seconds, counts, *asked):
     print(f"kernodeck-diagnostic GPU proof (commit {commit})")
     print(f"conformance suite, KERNODECK_EXPECT_GPU=1: {counts} (ctest exit {status})")
     print("hand runs:")
     for name in HAND_RUNS:
         print("  " + hand_line(out, name))
-    if modules:
-        print("application cases (--import; their reports in cases/):")
-        for module in modules:
-            print("  " + application_line(out, module))
+    cases = application_case.asked(application_case.parse(asked))
+    if cases:
+        print("application cases (--import, --weights; their reports in cases/):")
+        for case in cases:
+            print("  " + (application_line(out, case.asked) if case.option == "--import"
+                          else weights_line(out, case.id)))
     print(f"run time: {seconds} s")
 
 

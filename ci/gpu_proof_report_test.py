@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """Tests of gpu_proof_report.py (python3 ci/gpu_proof_report_test.py)."""
+import contextlib
+import io
 import json
 import os
 import pathlib
@@ -118,7 +120,7 @@ class CaseProblems(unittest.TestCase):
 
 
 class ApplicationCases(Folder):
-    """What the kit writes and checks of its application cases (KIT/run --import)."""
+    """What the kit writes and checks of its application cases (KIT/run --import, --weights)."""
     JUNIT = """<testsuites><testsuite name="application">
       <testcase classname="kernodeck.application" name="torchvision">
         <failure message="failed (CTest): torchvision failed in layer application, Other: x">
@@ -186,6 +188,48 @@ class ApplicationCases(Folder):
                          "torchvision 0.24.1; requires torch==2.9.1; not imported; "
                          "error Other: Made for 2.9.")
         self.assertEqual(gpr.application_line(self.root, "numpy"), f"{'numpy':28} (no report)")
+
+    def test_the_summary_says_what_each_weights_files_case_answered(self):
+        self.write()
+        model = {"file": "model.safetensors", "format": "safetensors", "tensors": 2, "bytes": 30,
+                 "dtypes": ["float16", "float32"], "verified": True}
+        pointer = dict(model, file="adapter.safetensors", format="git_lfs_pointer", tensors=None,
+                       bytes=None, dtypes=[], verified=False)
+        (self.root / "cases" / "application.weights-model.safetensors.json").write_text(
+            json.dumps({"code": "CPU_CHECK_PASSED", "stage": "complete", "error": None,
+                        "application": {"extensions": [], "weights": [model]}}))
+        (self.root / "cases" / "application.weights-adapter.safetensors.json").write_text(
+            json.dumps({"code": "WEIGHTS_UNUSABLE", "stage": "application",
+                        "message": "A Git LFS pointer.", "error": {"type": "WeightsGitLfsPointer"},
+                        "application": {"extensions": [], "weights": [pointer]}}))
+        self.assertEqual(gpr.weights_line(self.root, "weights-model.safetensors"),
+                         f"{'weights-model.safetensors':28} CPU_CHECK_PASSED (stage complete); "
+                         "safetensors; 2 tensors (float16, float32), 30 bytes; verified")
+        self.assertEqual(gpr.weights_line(self.root, "weights-adapter.safetensors"),
+                         f"{'weights-adapter.safetensors':28} WEIGHTS_UNUSABLE (stage "
+                         "application); git_lfs_pointer; not verified; error "
+                         "WeightsGitLfsPointer: A Git LFS pointer.")
+        self.assertEqual(gpr.weights_line(self.root, "weights-x.pt"),
+                         f"{'weights-x.pt':28} (no report)")
+
+    def test_the_summary_lists_the_cases_asked_in_their_order(self):
+        self.write()
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            gpr.summary(self.root, "abc1234", "1", "12", "3 cases", "--weights",
+                        "/models/model.safetensors", "--import", "torchvision")
+        lines = out.getvalue().splitlines()
+        start = lines.index("application cases (--import, --weights; their reports in cases/):")
+        self.assertEqual(lines[start + 1:start + 3],
+                         [f"  {'weights-model.safetensors':28} (no report)",
+                          "  " + gpr.application_line(self.root, "torchvision")])
+        self.assertEqual(lines[-1], "run time: 12 s")
+
+    def test_a_summary_without_application_cases_has_no_such_section(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            gpr.summary(self.root, "abc1234", "0", "12", "3 cases")
+        self.assertNotIn("application cases", out.getvalue())
 
 
 if __name__ == "__main__":

@@ -16,17 +16,31 @@
 #            --device cpu, and the check --device cpu --import torchvision. Goal: what --import
 #            adds to the check at most KERNODECK_BENCH_IMPORT_GOAL (1.10) times what the import
 #            of torchvision adds to python.
+#   weights  (ci/bench --weights; not by default: it writes 2 x 2 GiB) one state_dict of float32
+#            tensors of KERNODECK_BENCH_WEIGHTS_MIB (2048) MiB written with torch.save (big.pt) and
+#            with safetensors.torch.save_file (big.safetensors) by ci/bench_weights.py into a
+#            folder of TMPDIR, removed at the end; in the wheel's environment with safetensors
+#            (the newest under KERNODECK_BENCH_EXTENSIONS; numpy too for the writer), three
+#            commands: the check --device cpu, with --weights big.safetensors, with --weights
+#            big.pt. Both files leave the page cache before every run (hyperfine --prepare), so a
+#            run that reads their data pays for it; each run goes through ci/bench_weights.py run,
+#            which records the peak resident memory of the check's processes and how much of each
+#            file is in the page cache after it. Goal: each file adds at most
+#            KERNODECK_BENCH_WEIGHTS_SECONDS (3) to the mean time, and its largest peak RSS is at
+#            most KERNODECK_BENCH_WEIGHTS_RSS_MIB (128) over the median without weights.
 #
 # BUILD_DIR as for ci/bench (the variant's, KERNODECK_TORCH); the build must name its Python
 # (KERNODECK_TORCH_PYTHON, the pypi variant), or KERNODECK_BENCH_PYTHON names one with a torch
 # wheel. kernodeck-diagnostic is built there, unless KERNODECK_CHECK names the check to time.
-# KERNODECK_BENCH_MEASURE (listing, import; default both), KERNODECK_BENCH_RUNS (40: the runs of
-# each command, in KERNODECK_BENCH_BLOCKS (4) blocks of an equal share, every other block in the
-# reverse order: A B B A A B B A), KERNODECK_BENCH_WARMUP (1, before each block; each command has
-# run once before timing). Needs hyperfine (./ci/setup --bench). Results:
-# reports/bench-listing.{json,md,csv}, reports/bench-import.{json,md,csv}, the figures
-# (ci/bench_stats.py --listing, --import) and a verdict line for each; exit 0 within both
-# goals, 1 over one, 2 when something could not be measured. A measurement, not a test.
+# KERNODECK_BENCH_MEASURE (listing, import, weights; default listing import),
+# KERNODECK_BENCH_RUNS (40: the runs of each command, in KERNODECK_BENCH_BLOCKS (4) blocks of an
+# equal share, every other block in the reverse order: A B B A A B B A), KERNODECK_BENCH_WARMUP (1,
+# before each block; each command has run once before timing). Needs hyperfine (./ci/setup
+# --bench). Results: reports/bench-listing.{json,md,csv}, reports/bench-import.{json,md,csv},
+# reports/bench-weights.{json,md,csv} (the samples of its runs in reports/bench-weights-samples/),
+# the figures (ci/bench_stats.py --listing, --import, --weights) and a verdict line for each; exit
+# 0 within every goal, 1 over one, 2 when something could not be measured. A measurement, not a
+# test.
 set -euo pipefail
 die() {
   echo "ci/bench --application: $*" >&2
@@ -48,6 +62,9 @@ limit_ms=${KERNODECK_BENCH_LISTING_MS:-50}
 goal=${KERNODECK_BENCH_IMPORT_GOAL:-1.10}
 extensions=${KERNODECK_BENCH_EXTENSIONS:-.tools/extensions}
 measure=${KERNODECK_BENCH_MEASURE:-listing import}
+weights_mib=${KERNODECK_BENCH_WEIGHTS_MIB:-2048}
+rss_limit=${KERNODECK_BENCH_WEIGHTS_RSS_MIB:-128}
+seconds_limit=${KERNODECK_BENCH_WEIGHTS_SECONDS:-3}
 [[ $runs =~ ^[1-9][0-9]*$ && $warmup =~ ^[0-9]+$ ]] || die "runs and warmup must be integers"
 [[ $blocks =~ ^[1-9][0-9]*$ && $((blocks % 2)) -eq 0 && $blocks -le $runs ]] ||
   die "KERNODECK_BENCH_BLOCKS must be even (mirrored pairs), and no more than the runs"
@@ -55,8 +72,12 @@ measure=${KERNODECK_BENCH_MEASURE:-listing import}
 [[ $limit_ms =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "KERNODECK_BENCH_LISTING_MS must be milliseconds"
 [[ $goal =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
   die "KERNODECK_BENCH_IMPORT_GOAL must be a number such as 1.10"
+[[ $weights_mib =~ ^[1-9][0-9]*$ ]] || die "KERNODECK_BENCH_WEIGHTS_MIB must be a positive integer"
+[[ $rss_limit =~ ^[0-9]+(\.[0-9]+)?$ && $seconds_limit =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+  die "KERNODECK_BENCH_WEIGHTS_RSS_MIB and KERNODECK_BENCH_WEIGHTS_SECONDS must be numbers"
 for m in $measure; do
-  [[ $m == listing || $m == import ]] || die "KERNODECK_BENCH_MEASURE names listing, import or both"
+  [[ $m == listing || $m == import || $m == weights ]] ||
+    die "KERNODECK_BENCH_MEASURE names listing, import, weights or some of them"
 done
 command -v hyperfine >/dev/null || die "hyperfine is required: run ./ci/setup --bench"
 # The environments are made here: nothing from the caller's may reach them.
@@ -120,9 +141,11 @@ checked() {  # checked ENV ARGS...: the check's command line with ENV's interpre
 # other block in the reverse order (A B B A A B B A): hyperfine times all the runs of a command
 # before the next, and a machine shared with other work drifts, which would weigh on one side of
 # a difference; mirrored blocks weigh it on both. Then the figures, and the verdict
-# (ci/bench_stats.py's exit status: 0, 1, 2 or 3) in `verdict`.
+# (ci/bench_stats.py's exit status: 0, 1, 2 or 3) in `verdict`. Where the caller sets them,
+# `prepare` runs before every run (hyperfine --prepare), and each command runs as
+# "$wrap $samples/K.jsonl -- COMMAND", K its place in hyperfine's order.
 timed() {
-  local name=$1 stats=() roles=() labels=() commands=() args=() b i k n
+  local name=$1 stats=() roles=() labels=() commands=() args=() extra=() command b i k n
   shift
   while [[ $1 != -- ]]; do stats+=("$1"); shift; done
   shift
@@ -132,11 +155,16 @@ timed() {
     for ((k = 0; k < n; k++)); do
       i=$((b % 2 == 0 ? k : n - 1 - k))
       stats+=("${roles[i]}=0")
-      args+=(-n "${labels[i]} [$((b + 1))]" "${commands[i]}")
+      command=${commands[i]}
+      if [[ -n ${wrap:-} ]]; then
+        command="$wrap $(quote "$samples/$((${#args[@]} / 3 + 1)).jsonl") -- $command"
+      fi
+      args+=(-n "${labels[i]} [$((b + 1))]" "$command")
     done
   done
+  if [[ -n ${prepare:-} ]]; then extra=(--prepare "$prepare"); fi
   rm -f "reports/bench-$name".{json,md,csv}
-  hyperfine -N --warmup "$warmup" --runs "$(((runs + blocks - 1) / blocks))" \
+  hyperfine -N --warmup "$warmup" --runs "$(((runs + blocks - 1) / blocks))" "${extra[@]}" \
     --export-json "reports/bench-$name.json" --export-markdown "reports/bench-$name.md" \
     --export-csv "reports/bench-$name.csv" "${args[@]}" || die "hyperfine failed ($name)"
   python3 ci/bench_stats.py "${stats[@]}" || verdict=$?
@@ -172,21 +200,29 @@ newest() {
   realpath "$found"
 }
 
-measure_import() {
-  local app=$work/app site folder entry py torchvision pillow numpy
-  torchvision=$(newest torchvision)
-  pillow=$(newest pillow)
-  numpy=$(newest numpy)
-  make_env "$app"
-  site=$(site_of "$app")
-  for folder in "$torchvision" "$pillow" "$numpy"; do
-    echo "import: $(basename "$folder")"
+# link_into ENV FOLDER...: the entries of each FOLDER (as pip install --target leaves them) linked
+# into ENV's site-packages.
+link_into() {
+  local site folder entry
+  site=$(site_of "$1")
+  shift
+  for folder in "$@"; do
     for entry in "$folder"/*; do
       # bin/ holds the console scripts --target leaves beside the packages.
       [[ $(basename "$entry") != bin && ! -e $site/$(basename "$entry") ]] || continue
       ln -s "$entry" "$site/$(basename "$entry")"
     done
   done
+}
+
+measure_import() {
+  local app=$work/app folder py torchvision pillow numpy
+  torchvision=$(newest torchvision)
+  pillow=$(newest pillow)
+  numpy=$(newest numpy)
+  make_env "$app"
+  for folder in "$torchvision" "$pillow" "$numpy"; do echo "import: $(basename "$folder")"; done
+  link_into "$app" "$torchvision" "$pillow" "$numpy"
   py=$app/bin/python
   "$py" -c 'import torch, torchvision' 2>/dev/null ||
     die "$py -c 'import torch, torchvision' failed (a torchvision made for another torch?)"
@@ -202,6 +238,66 @@ measure_import() {
     "$(checked "$app" --device cpu --import torchvision)"
 }
 
+measure_weights() {
+  local app=$work/weights-app writer=$work/weights-writer files=$work/weights safetensors numpy
+  local st pt tensors bytes free_kib shown file kind wrapper wrap prepare samples
+  safetensors=$(newest safetensors)
+  numpy=$(newest numpy)
+  make_env "$app"
+  link_into "$app" "$safetensors"
+  make_env "$writer"
+  link_into "$writer" "$safetensors" "$numpy"
+  "$app/bin/python" -c 'import safetensors' 2>/dev/null ||
+    die "$app/bin/python cannot import $(basename "$safetensors")"
+  mkdir "$files"
+  free_kib=$(df -Pk "$files" | awk 'NR == 2 { print $4 }')
+  [[ $free_kib -ge $(((2 * weights_mib + 64) * 1024)) ]] ||
+    die "$((free_kib / 1024)) MiB free in $files, for 2 x $weights_mib MiB of weights (TMPDIR" \
+        "names another folder)"
+  echo "weights: writing 2 x $weights_mib MiB into $files ($(stat -f -c %T "$files"))," \
+       "$(basename "$safetensors"), $(basename "$numpy") for its writer"
+  read -r tensors bytes < <("$writer/bin/python" ci/bench_weights.py make "$files" \
+                            "$weights_mib") ||
+    die "$writer/bin/python ci/bench_weights.py make $files $weights_mib failed; run it to see why"
+  st=$files/big.safetensors pt=$files/big.pt
+  echo "weights: $tensors float32 tensors, $bytes bytes, in each of big.safetensors and big.pt;" \
+       "in the page cache once written:"
+  python3 ci/bench_weights.py cached "$st" "$pt" | sed 's/^/  /'
+  # A run that reads the data must find it on the disk, not in the page cache: both files leave
+  # the cache before every run (a file system that keeps them, a tmpfs, is refused).
+  python3 ci/bench_weights.py evict "$st" "$pt" ||
+    die "the page cache keeps the weights in $files: TMPDIR names a folder on a disk"
+  run_check "$app" "$work/bare.json" --device cpu
+  for file in "$st" "$pt"; do
+    kind=safetensors
+    [[ $file == "$st" ]] || kind=torch_zip
+    python3 ci/bench_weights.py evict "$st" "$pt" || die "could not evict the weights"
+    run_check "$app" "$work/$kind.json" --device cpu --weights "$file"
+    python3 ci/bench_weights.py verify "$work/$kind.json" "$kind" "$tensors" "$bytes" ||
+      die "the check did not open $(basename "$file") as expected ($work/$kind.json)"
+    shown=$(python3 ci/bench_weights.py cached "$file")
+    echo "weights: the check opened $(basename "$file") (verified), the file out of the page" \
+         "cache; after it, ${shown#*: }"
+  done
+  # The wrapper runs under the interpreter itself: a launcher's start (pyenv's shim) would add
+  # its noise to every run.
+  wrapper=$(python3 -c 'import sys; print(sys.executable)')
+  samples=$root/reports/bench-weights-samples
+  rm -rf "$samples"
+  mkdir -p "$samples"
+  wrap="$(quote "$wrapper") $(quote "$root/ci/bench_weights.py") run --cached $(quote "$st")"
+  wrap+=" --cached $(quote "$pt")"
+  prepare="$(quote "$wrapper") $(quote "$root/ci/bench_weights.py") evict $(quote "$st")"
+  prepare+=" $(quote "$pt")"
+  timed weights --weights "reports/bench-weights.json" "$samples" "$rss_limit" \
+    "$seconds_limit" -- \
+    check_bare "check --device cpu" "$(checked "$app" --device cpu)" \
+    check_safetensors "check --device cpu --weights big.safetensors" \
+    "$(checked "$app" --device cpu --weights "$(quote "$st")")" \
+    check_torch_zip "check --device cpu --weights big.pt" \
+    "$(checked "$app" --device cpu --weights "$(quote "$pt")")"
+}
+
 mkdir -p reports
 worst=0
 for m in $measure; do
@@ -209,6 +305,7 @@ for m in $measure; do
   case $m in
     listing) measure_listing ;;
     import) measure_import ;;
+    weights) measure_weights ;;
   esac
   status=$verdict
   case $status in

@@ -16,10 +16,19 @@
       python_both (python -c "import torch" and "import torch, MODULE"), check_plain and
       check_import (the check without and with --import MODULE). Within the goal when what
       --import adds to the check, over what the module adds to Python, as printed, is at most GOAL.
-  In these two a role may come more than once: its command was timed in blocks (given to hyperfine
-  again later in the run, every other block in the reverse order: A B B A A B B A), whose runs are
-  taken together, so that a machine that slows down or speeds up during the run weighs alike on
-  both sides of a difference.
+  bench_stats.py --weights BENCH_JSON SAMPLES_DIR RSS_LIMIT_MIB LIMIT_S ROLE=EXIT...
+      weights files opened by the check (ci/bench --weights): the roles check_bare,
+      check_safetensors and check_torch_zip, the check without --weights, with a safetensors file
+      and with torch.save's zip archive. SAMPLES_DIR holds K.jsonl for the K-th command in
+      hyperfine's order, one line per run as ci/bench_weights.py run writes it (the peak resident
+      memory of the check's processes, the bytes of each file in the page cache after the run),
+      its warm-up runs first. Within the goal when each file adds, as printed, at most LIMIT_S
+      seconds to the mean time and at most RSS_LIMIT_MIB MiB to the peak resident memory (the
+      largest of its runs over the median of the runs without weights).
+  In these three a role may come more than once: its command was timed in blocks (given to
+  hyperfine again later in the run, every other block in the reverse order: A B B A A B B A),
+  whose runs are taken together, so that a machine that slows down or speeds up during the run
+  weighs alike on both sides of a difference.
 
 Prints the figures; exits 0 within the goal, 1 over it, 2 when a run did not end as expected (the
 figures are discarded), 3 when the export cannot be read or gives nothing to compare.
@@ -28,6 +37,7 @@ of its runs); the ratios of the start-up comparison carry the spread of their tw
 """
 import json
 import math
+import os
 import statistics
 import sys
 
@@ -35,6 +45,11 @@ ROLES = ("floor_cpu", "floor_exit", "check_cpu", "floor_gpu", "check_gpu", "pyth
          "check_python", "python_script")
 LISTING_ROLES = ("check_without", "check_with")
 IMPORT_ROLES = ("python_torch", "python_both", "check_plain", "check_import")
+WEIGHTS_ROLES = ("check_bare", "check_safetensors", "check_torch_zip")
+# What each role of --weights is, in the figures.
+WEIGHTS_LABELS = {"check_bare": "check, without weights",
+                  "check_safetensors": "check --weights, safetensors",
+                  "check_torch_zip": "check --weights, torch.save zip"}
 WITHIN, OVER, MISBEHAVED, UNREADABLE = 0, 1, 2, 3
 
 
@@ -222,6 +237,93 @@ def import_figures(results, roles, goal, module):
     return lines, float(f"{ratio:.2f}") <= goal
 
 
+def samples_of(results, folder):
+    """The samples of the timed runs of each command, in hyperfine's order: the last lines of
+    FOLDER/K.jsonl for the K-th command (its warm-up runs come first)."""
+    samples = []
+    for k, result in enumerate(results, start=1):
+        path = os.path.join(folder, f"{k}.jsonl")
+        runs = len(result.get("exit_codes") or [])
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines = [json.loads(line) for line in f if line.strip()]
+        except (OSError, ValueError) as error:
+            raise Unreadable(f"the samples of command {k} cannot be read: {error}") from error
+        if not all(isinstance(line, dict) for line in lines):
+            raise Unreadable(f"a sample of command {k} is not an object")
+        if len(lines) < runs:
+            raise Unreadable(f"{len(lines)} samples of command {k} for its {runs} runs")
+        samples.append(lines[len(lines) - runs:])
+    return samples
+
+
+def sample_problems(samples, expected):
+    """Each command whose samples did not all end with its expected exit code."""
+    problems = []
+    for k, (runs, want) in enumerate(zip(samples, expected), start=1):
+        wrong = [str(run.get("exit")) for run in runs if run.get("exit") != want]
+        if wrong:
+            problems.append(f"ci/bench: command {k} exited with {' '.join(wrong)} where {want}"
+                            " was expected (its samples)")
+    return problems
+
+
+def size_shown(count):
+    """A number of bytes as the figures print it."""
+    return f"{count / 1024:.0f} KiB" if count < 1 << 20 else f"{count / (1 << 20):.1f} MiB"
+
+
+def weights_figures(results, roles, samples, rss_limit, limit_s):
+    """(lines, within the goal): what each weights file adds to the check's time and to its peak
+    resident memory, and how much of each file a run brought into the page cache."""
+    stats = stats_of(results, roles, WEIGHTS_ROLES)
+    pooled = {role: [] for role in WEIGHTS_ROLES}
+    for role, runs in zip(roles, samples):
+        pooled[role] += runs
+    lines, noisy = [], []
+    width = max(len(label) for label in WEIGHTS_LABELS.values())
+    rss = {}
+    for role in WEIGHTS_ROLES:
+        lines.append(runs_line(WEIGHTS_LABELS[role], stats[role], noisy, width))
+    for role in WEIGHTS_ROLES:
+        try:
+            peaks = [run["maxrss_kib"] / 1024 for run in pooled[role]]
+            rss[role] = (statistics.median(peaks), max(peaks))
+        except (KeyError, TypeError, statistics.StatisticsError) as error:
+            raise Unreadable(f"no peak RSS for {role}: {error!r}") from error
+        lines.append(f"{WEIGHTS_LABELS[role]:<{width}}   peak RSS: median {rss[role][0]:.1f} MiB,"
+                     f" max {rss[role][1]:.1f} MiB")
+    for role in WEIGHTS_ROLES:
+        most = {}
+        try:
+            for run in pooled[role]:
+                for name, (cached, size) in (run.get("cached") or {}).items():
+                    most[name] = (max(cached, most.get(name, (0, 0))[0]), size)
+        except (AttributeError, TypeError, ValueError) as error:
+            raise Unreadable(f"no page cache figures for {role}: {error!r}") from error
+        if most:
+            files = ", ".join(f"{name} {size_shown(cached)} of {size_shown(size)}"
+                              for name, (cached, size) in sorted(most.items()))
+            lines.append(f"{WEIGHTS_LABELS[role]:<{width}}   in the page cache after a run, at"
+                         f" most: {files}")
+    if noisy:
+        lines.append(noise_line(noisy, "the differences"))
+    within = True
+    for role, label in (("check_safetensors", "the safetensors file"),
+                        ("check_torch_zip", "the torch.save zip")):
+        added, error, medians = difference(stats, role, "check_bare")
+        lines.append(f"{label} adds {added * 1000:+.1f} ms ± {error * 1000:.1f} ms (standard"
+                     f" error; medians: {medians * 1000:+.1f} ms) (limit {limit_s * 1000:g} ms)")
+        grown = rss[role][1] - rss["check_bare"][0]
+        lines.append(f"{label} adds {grown:+.1f} MiB of peak RSS (its max over the median without;"
+                     f" medians: {rss[role][0] - rss['check_bare'][0]:+.1f} MiB)"
+                     f" (limit {rss_limit:g} MiB)")
+        # The printed (rounded) figures are compared, so that the verdict agrees with the lines.
+        within = (within and float(f"{added * 1000:.1f}") <= limit_s * 1000 and
+                  float(f"{grown:.1f}") <= rss_limit)
+    return lines, within
+
+
 def parse_roles(pairs, allowed, blocks):
     """The roles and the exit codes of ROLE=EXIT arguments; exits on one that is not allowed, or
     that comes again where a role is not timed in `blocks`."""
@@ -236,13 +338,20 @@ def parse_roles(pairs, allowed, blocks):
 
 
 def main(argv):
-    mode = argv[1] if len(argv) > 1 and argv[1] in ("--listing", "--import") else ""
+    modes = {"--listing": (2, LISTING_ROLES), "--import": (3, IMPORT_ROLES),
+             "--weights": (4, WEIGHTS_ROLES)}
+    mode = argv[1] if len(argv) > 1 and argv[1] in modes else ""
     args = argv[2:] if mode else argv[1:]
-    named = 2 if mode == "--listing" else 3  # the arguments before the roles
+    named, allowed = modes.get(mode, (3, ROLES))  # the arguments before the roles, and the roles
     if len(args) <= named:
         sys.exit(__doc__)
-    path, goal = args[0], float(args[1])
-    allowed = {"--listing": LISTING_ROLES, "--import": IMPORT_ROLES}.get(mode, ROLES)
+    path = args[0]
+    try:
+        # --weights: the limits of the peak RSS (MiB) and of the time (s) after its samples
+        goal = float(args[2] if mode == "--weights" else args[1])
+        limit_s = float(args[3]) if mode == "--weights" else 0.0
+    except ValueError:
+        sys.exit(__doc__)
     roles, expected = parse_roles(args[named:], allowed, blocks=bool(mode))
     try:
         with open(path) as f:
@@ -251,14 +360,18 @@ def main(argv):
         print(f"ci/bench: {path} cannot be read: {error}", file=sys.stderr)
         return UNREADABLE
     problems = exit_code_problems(results, expected, path)
-    if problems:
-        print("\n".join(problems), file=sys.stderr)
-        return MISBEHAVED
     try:
+        samples = samples_of(results, args[1]) if mode == "--weights" and not problems else []
+        problems += sample_problems(samples, expected)
+        if problems:
+            print("\n".join(problems), file=sys.stderr)
+            return MISBEHAVED
         if mode == "--listing":
             lines, within = listing_figures(results, roles, goal)
         elif mode == "--import":
             lines, within = import_figures(results, roles, goal, args[2])
+        elif mode == "--weights":
+            lines, within = weights_figures(results, roles, samples, goal, limit_s)
         else:
             lines, within = figures(results, roles, goal, args[2])
     except Unreadable as error:

@@ -216,5 +216,112 @@ class Import(unittest.TestCase):
         self.assertEqual(err, "ci/bench: command 4 exited with 13 where 0 was expected\n")
 
 
+class Weights(unittest.TestCase):
+    # A B C C B A: each role in two blocks.
+    ROLES = ["check_bare=0", "check_safetensors=0", "check_torch_zip=0",
+             "check_torch_zip=0", "check_safetensors=0", "check_bare=0"]
+    SIZE = 2148013640
+
+    def sample(self, rss_mib, cached=None, exit_code=0):
+        return {"exit": exit_code, "maxrss_kib": int(rss_mib * 1024),
+                "cached": {"big.pt": [cached.get("big.pt", 0) if cached else 0, self.SIZE],
+                           "big.safetensors": [cached.get("big.safetensors", 0) if cached else 0,
+                                               self.SIZE]}}
+
+    def run_main(self, results, samples, limits=("128", "3"), write=None):
+        """--weights with `samples` (one list per command) as K.jsonl, each after a warm-up run
+        whose figures must not count."""
+        with tempfile.TemporaryDirectory() as d:
+            folder = os.path.join(d, "samples")
+            os.mkdir(folder)
+            for k, runs in enumerate(samples, start=1):
+                with open(os.path.join(folder, f"{k}.jsonl"), "w") as f:
+                    warm_up = self.sample(4096, {"big.pt": self.SIZE})
+                    f.write("".join(json.dumps(r) + "\n" for r in [warm_up] + runs))
+            if write:
+                write(folder)
+            path = os.path.join(d, "bench.json")
+            with open(path, "w") as f:
+                json.dump({"results": results}, f)
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                status = bench_stats.main(["bench_stats.py", "--weights", path, folder, *limits]
+                                          + self.ROLES)
+            return status, out.getvalue(), err.getvalue().replace(path, "bench.json")
+
+    def figures(self, safetensors_rss=528.0, zip_rss=530.0, zip_mean=1.35):
+        results = [timed(1.3, 0.05, 3), timed(1.31, 0.05, 3), timed(zip_mean, 0.05, 3),
+                   timed(zip_mean, 0.05, 3), timed(1.31, 0.05, 3), timed(1.3, 0.05, 3)]
+        bare = [self.sample(527.0), self.sample(527.5), self.sample(526.5)]
+        safetensors = [self.sample(527.0, {"big.safetensors": 81920}),
+                       self.sample(safetensors_rss, {"big.safetensors": 40960}),
+                       self.sample(527.0)]
+        torch_zip = [self.sample(527.0, {"big.pt": 622592}), self.sample(zip_rss),
+                     self.sample(527.0)]
+        return results, [bare, safetensors, torch_zip, torch_zip, safetensors, bare]
+
+    def test_time_and_peak_rss_added_by_each_file_within_both_limits(self):
+        status, out, _ = self.run_main(*self.figures())
+        self.assertEqual(status, bench_stats.WITHIN)
+        self.assertEqual(out.splitlines(), [
+            "check, without weights            1300.0 ms ±    0.0 ms  (6 runs in 2 blocks)",
+            "check --weights, safetensors      1310.0 ms ±    0.0 ms  (6 runs in 2 blocks)",
+            "check --weights, torch.save zip   1350.0 ms ±    0.0 ms  (6 runs in 2 blocks)",
+            "check, without weights            peak RSS: median 527.0 MiB, max 527.5 MiB",
+            "check --weights, safetensors      peak RSS: median 527.0 MiB, max 528.0 MiB",
+            "check --weights, torch.save zip   peak RSS: median 527.0 MiB, max 530.0 MiB",
+            "check, without weights            in the page cache after a run, at most: big.pt "
+            "0 KiB of 2048.5 MiB, big.safetensors 0 KiB of 2048.5 MiB",
+            "check --weights, safetensors      in the page cache after a run, at most: big.pt "
+            "0 KiB of 2048.5 MiB, big.safetensors 80 KiB of 2048.5 MiB",
+            "check --weights, torch.save zip   in the page cache after a run, at most: big.pt "
+            "608 KiB of 2048.5 MiB, big.safetensors 0 KiB of 2048.5 MiB",
+            "the safetensors file adds +10.0 ms ± 0.0 ms (standard error; medians: +10.0 ms) "
+            "(limit 3000 ms)",
+            "the safetensors file adds +1.0 MiB of peak RSS (its max over the median without; "
+            "medians: +0.0 MiB) (limit 128 MiB)",
+            "the torch.save zip adds +50.0 ms ± 0.0 ms (standard error; medians: +50.0 ms) "
+            "(limit 3000 ms)",
+            "the torch.save zip adds +3.0 MiB of peak RSS (its max over the median without; "
+            "medians: +0.0 MiB) (limit 128 MiB)"])
+
+    def test_a_file_read_into_memory_is_over_the_rss_limit(self):
+        # The printed figure decides: 128.04 MiB prints as 128.0, within.
+        status, out, _ = self.run_main(*self.figures(zip_rss=527.0 + 128.04))
+        self.assertEqual(status, bench_stats.WITHIN)
+        self.assertIn("the torch.save zip adds +128.0 MiB of peak RSS", out)
+        status, out, _ = self.run_main(*self.figures(safetensors_rss=527.0 + 2048))
+        self.assertEqual(status, bench_stats.OVER)
+        self.assertIn("the safetensors file adds +2048.0 MiB of peak RSS", out)
+
+    def test_more_than_the_time_limit_is_over(self):
+        status, out, _ = self.run_main(*self.figures(zip_mean=4.31))
+        self.assertEqual(status, bench_stats.OVER)
+        self.assertIn("the torch.save zip adds +3010.0 ms", out)
+
+    def test_a_sample_that_failed_discards_the_figures_and_missing_ones_are_unreadable(self):
+        results, samples = self.figures()
+        samples[3] = samples[3][:2] + [self.sample(527.0, exit_code=1)]
+        status, out, err = self.run_main(results, samples)
+        self.assertEqual((status, out), (bench_stats.MISBEHAVED, ""))
+        self.assertEqual(err, "ci/bench: command 4 exited with 1 where 0 was expected (its "
+                              "samples)\n")
+        results, samples = self.figures()
+
+        def drop(folder):
+            os.remove(os.path.join(folder, "5.jsonl"))
+        status, _, err = self.run_main(results, samples, write=drop)
+        self.assertEqual(status, bench_stats.UNREADABLE)
+        self.assertIn("the samples of command 5 cannot be read", err)
+
+        def short(folder):
+            with open(os.path.join(folder, "2.jsonl"), "w") as f:
+                f.write(json.dumps(self.sample(527.0)) + "\n")
+        status, _, err = self.run_main(results, samples, write=short)
+        self.assertEqual((status, err), (bench_stats.UNREADABLE,
+                                         "ci/bench: bench.json: 1 samples of command 2 for its 3"
+                                         " runs\n"))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -334,6 +334,51 @@ void weights_facts(const FactSources& in, const Sanitizer& s, Facts& facts) {
   facts["weights_exception"] = exception.empty() ? "an exception" : exception;
 }
 
+// Where a library of the backend torch loaded comes from, in words.
+std::string origin_words(const BackendLibrary& l) {
+  const std::string wheel = Sanitizer::token(l.distribution) + " " + Sanitizer::token(l.version);
+  if (l.origin == "pinned_wheel") return "the wheel torch pins (" + wheel + ")";
+  if (l.origin == "other_wheel") return "the wheel " + wheel + ", not the release torch pins";
+  if (l.origin == "cuda_toolkit") return "a CUDA toolkit's folder that LD_LIBRARY_PATH names";
+  if (l.origin == "ld_library_path") return "a folder that LD_LIBRARY_PATH names";
+  if (l.origin == "system") return "the system's library path (ld.so.cache)";
+  return "a place the check could not tell";
+}
+
+// A library of the backend (backend_libraries.hpp): its name, versions, origin, torch's pin.
+void library_facts(const FactSources& in, Facts& facts) {
+  if (in.library == nullptr) return;
+  const BackendLibrary& l = *in.library;
+  const std::string name = l.name == "cudnn" ? "cuDNN" : l.name == "miopen" ? "MIOpen"
+                           : l.name == "rccl"  ? "RCCL"  : "NCCL";
+  const std::string pinned = Sanitizer::specifier(l.pinned);
+  for (const char* prefix : {"dnn", "ccl"}) {
+    const std::string p(prefix);
+    facts[p] = name;
+    facts[p + "_compiled"] = Sanitizer::token(l.compiled).empty() ? "an unknown release"
+                                                                  : Sanitizer::token(l.compiled);
+    facts[p + "_runtime"] = Sanitizer::token(l.runtime).empty() ? "an unknown release"
+                                                                : Sanitizer::token(l.runtime);
+    facts[p + "_origin"] = origin_words(l);
+    facts[p + "_pinned"] = pinned.empty() ? "the release it was built with" : pinned;
+  }
+}
+
+// What torch.compile's toolchain lacked (compile_facts.hpp).
+void compile_facts_words(const FactSources& in, const Sanitizer& s, Facts& facts) {
+  if (in.compile == nullptr) return;
+  const CompileFacts& c = *in.compile;
+  const std::string words = s.message(c.words);
+  facts["compile_words"] = words.empty() ? "no words" : words;
+  const std::string exception = Sanitizer::token(c.exception);
+  facts["compile_exception"] = exception.empty() ? "an exception" : exception;
+  facts["compile_triton"] = c.triton.empty() ? "is not installed"
+                            : "is " + (Sanitizer::token(c.triton).empty() ? std::string("installed")
+                                                                          : Sanitizer::token(c.triton));
+  const std::string pin = Sanitizer::specifier(c.triton_pinned);
+  facts["compile_triton_pinned"] = pin.empty() ? "" : pin;
+}
+
 }  // namespace
 
 Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
@@ -356,6 +401,8 @@ Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
   python_facts(in, facts);
   extension_facts(in, sanitizer, facts);
   weights_facts(in, sanitizer, facts);
+  library_facts(in, facts);
+  compile_facts_words(in, sanitizer, facts);
   run_facts(in, facts);
   return facts;
 }

@@ -324,6 +324,38 @@ bool weights_damaged(const Seen& s) {
                                   s.weights->exception == "EOFError");
 }
 
+// ---- the backend's own libraries (backend_libraries.hpp) ----
+
+bool dnn_refused(const Seen& s) { return s.library != nullptr && s.library->refused; }
+bool dnn_from_library_path(const Seen& s) {
+  return dnn_refused(s) &&
+         (s.library->origin == "cuda_toolkit" || s.library->origin == "ld_library_path");
+}
+bool dnn_other_release(const Seen& s) {
+  return dnn_refused(s) &&
+         (s.library->origin == "other_wheel" || s.library->origin == "pinned_wheel");
+}
+bool ccl_not_pinned(const Seen& s) {
+  return s.library != nullptr && (s.library->name == "nccl" || s.library->name == "rccl") &&
+         ccl_other_than_pinned(*s.library);
+}
+
+// ---- torch.compile's toolchain (compile_facts.hpp) ----
+
+bool compile_no_cxx(const Seen& s) {
+  return s.compile != nullptr &&
+         (s.compile->exception == "InvalidCxxCompiler" || (!s.compile->gpu && !s.compile->cxx_found));
+}
+bool compile_no_python_headers(const Seen& s) {
+  return s.compile != nullptr && !s.compile->gpu && !s.compile->python_headers;
+}
+bool compile_triton_mismatch(const Seen& s) {
+  return s.compile != nullptr && s.compile->gpu && triton_mismatch(*s.compile);
+}
+bool compile_no_cc(const Seen& s) {
+  return s.compile != nullptr && s.compile->gpu && !s.compile->cc_found;
+}
+
 // An address-space limit (ulimit -v) is set.
 bool address_space_limited(const Seen& s) {
   return s.limits != nullptr && s.limits->address_space.has_value();
@@ -357,7 +389,8 @@ constexpr Recogniser kOtherwise{};
 
 // The catalogue's columns in short: a stage or an outcome by its name alone; kCount for
 // kDeviceCount, and kCountOrStart for a cause met whether a GPU is usable or the device starts.
-constexpr Stage Import = Stage::Import, Device = Stage::Device, Compute = Stage::Compute,
+constexpr Stage Import = Stage::Import, Backend = Stage::Backend, Device = Stage::Device,
+                Compute = Stage::Compute, Compile = Stage::Compile,
                 Application = Stage::Application, Output = Stage::Output;
 constexpr Outcome GpuUnavailable = Outcome::GpuUnavailable, TorchMissing = Outcome::TorchMissing,
                   TorchImportFailed = Outcome::TorchImportFailed,
@@ -365,7 +398,9 @@ constexpr Outcome GpuUnavailable = Outcome::GpuUnavailable, TorchMissing = Outco
                   InternalError = Outcome::InternalError, OutOfMemory = Outcome::OutOfMemory,
                   OutputWriteFailed = Outcome::OutputWriteFailed,
                   ExtensionImportFailed = Outcome::ExtensionImportFailed,
-                  WeightsUnusable = Outcome::WeightsUnusable;
+                  WeightsUnusable = Outcome::WeightsUnusable,
+                  BackendLibraryMismatch = Outcome::BackendLibraryMismatch,
+                  CompileFailed = Outcome::CompileFailed;
 constexpr unsigned kCount = kDeviceCount, kCountOrStart = kDeviceCount | kDeviceStart,
                    kSearchOrImport = kTorchSearch | kPythonImport;
 
@@ -478,6 +513,19 @@ constexpr CauseRow kCauses[] = {
     {CAUSE(WeightsOnlyRefused),               Application, WeightsUnusable,       kWeights,     seeing(weights_only_refused)},
     {CAUSE(WeightsArchiveDamaged),            Application, WeightsUnusable,       kWeights,     seeing(weights_damaged)},
     {CAUSE(WeightsLoadError),                 Application, WeightsUnusable,       kWeights,     kOtherwise},
+
+    // ---- backend: the backend's own libraries (the python probe) ----
+    {CAUSE(CudnnFromLibraryPath),             Backend, BackendLibraryMismatch, kBackendLibraries, seeing(dnn_from_library_path)},
+    {CAUSE(CudnnOtherRelease),                Backend, BackendLibraryMismatch, kBackendLibraries, seeing(dnn_other_release)},
+    {CAUSE(CudnnFromSystem),                  Backend, BackendLibraryMismatch, kBackendLibraries, seeing(dnn_refused)},
+    {CAUSE(NcclNotPinned),                    Backend, BackendLibraryMismatch, kBackendLibraries, seeing(ccl_not_pinned)},
+
+    // ---- compile: the computation through torch.compile (--compile, the python probe) ----
+    {CAUSE(CompileNoCxxCompiler),             Compile, CompileFailed,         kCompile,     seeing(compile_no_cxx)},
+    {CAUSE(CompilePythonHeadersMissing),      Compile, CompileFailed,         kCompile,     seeing(compile_no_python_headers)},
+    {CAUSE(CompileTritonMismatch),            Compile, CompileFailed,         kCompile,     seeing(compile_triton_mismatch)},
+    {CAUSE(CompileNoCCompiler),               Compile, CompileFailed,         kCompile,     seeing(compile_no_cc)},
+    {CAUSE(CompileError),                     Compile, CompileFailed,         kCompile,     kOtherwise},
 
     // ---- the worker's start: fork, exec or one of its pipes failed ----
     {CAUSE(ProcessLimitAtStart),              Import,  WorkerFailed,      kWorkerStart,  system_errors({EAGAIN})},
@@ -1061,6 +1109,79 @@ constexpr CauseWords kWords[] = {
      "Load it with torch.load(path, map_location=\"cpu\", weights_only=True) in that "
      "interpreter to see the whole error."},
 
+    // ---- backend: the backend's own libraries (the python probe) ----
+    {CauseId::CudnnFromLibraryPath,
+     "a cuDNN torch refuses, taken from a folder LD_LIBRARY_PATH names",
+     "torch.backends.cudnn.version() raises (torch's own check of the runtime's version against "
+     "the one it was built with) while the library loaded is in a folder of LD_LIBRARY_PATH",
+     "torch {torch_version} refuses the {dnn} it loaded: it was built with {dnn} "
+     "{dnn_compiled} and found {dnn_runtime}, from {dnn_origin}.",
+     "Take that folder off LD_LIBRARY_PATH, or put it after the folders of torch's own "
+     "libraries, so that torch loads the {dnn} it pins ({dnn_pinned}; python -m pip install "
+     "\"{dnn_pinned}\" where it is missing)."},
+    {CauseId::CudnnOtherRelease,
+     "a cuDNN torch refuses, from another release's wheel",
+     "torch.backends.cudnn.version() raises while the library loaded is a distribution's files "
+     "(its RECORD lists it) of another release or name than torch's Requires-Dist pins",
+     "torch {torch_version} refuses the {dnn} it loaded: it was built with {dnn} "
+     "{dnn_compiled} and found {dnn_runtime}, from {dnn_origin}.",
+     "Reinstall the release torch pins: python -m pip install --force-reinstall \"{dnn_pinned}\", "
+     "with this environment's python (another package's pin may have replaced it)."},
+    {CauseId::CudnnFromSystem,
+     "a cuDNN torch refuses, from the system's library path",
+     "torch.backends.cudnn.version() raises while the library loaded is found through the "
+     "system's library path (ld.so.cache: a CUDA toolkit's, a distribution's package)",
+     "torch {torch_version} refuses the {dnn} it loaded: it was built with {dnn} "
+     "{dnn_compiled} and found {dnn_runtime}, from {dnn_origin}.",
+     "Install the release torch pins into this environment, which torch loads before the "
+     "system's: python -m pip install --force-reinstall \"{dnn_pinned}\", with this "
+     "environment's python."},
+    {CauseId::NcclNotPinned,
+     "an NCCL other than the release torch pins (a warning)",
+     "the NCCL loaded (torch.cuda.nccl.version()) is of another release than torch's "
+     "Requires-Dist pins; torch does not refuse it: a warning, never a failure",
+     "torch {torch_version} loaded {ccl} {ccl_runtime}, from {ccl_origin}, and pins "
+     "{ccl_pinned}.",
+     "Reinstall the release torch pins (python -m pip install --force-reinstall "
+     "\"{ccl_pinned}\") before running several GPUs or nodes together."},
+
+    // ---- compile: the computation through torch.compile (--compile, the python probe) ----
+    {CauseId::CompileNoCxxCompiler,
+     "no C++ compiler for torch.compile",
+     "torch.compile raises InvalidCxxCompiler, or, on the CPU, the C++ compiler inductor is "
+     "configured with is not on PATH",
+     "torch.compile failed: inductor found no working C++ compiler ({compile_words}).",
+     "Install one in the image (apt-get install g++, or build-essential), or set CXX to a "
+     "compiler the image has."},
+    {CauseId::CompilePythonHeadersMissing,
+     "no Python headers for torch.compile",
+     "torch.compile failed on the CPU while the interpreter's Python.h (sysconfig's include "
+     "folder) is missing",
+     "torch.compile failed: the Python headers of this interpreter (Python {python_version}) are "
+     "missing ({compile_words}).",
+     "Install them (apt-get install python3-dev, or the interpreter's own -dev package; a "
+     "python.org or conda interpreter ships its own)."},
+    {CauseId::CompileTritonMismatch,
+     "triton missing, or not the release torch pins",
+     "torch.compile failed on a GPU while triton is not installed or its version does not "
+     "satisfy torch's Requires-Dist on it",
+     "torch.compile failed on the GPU: triton {compile_triton}, and torch {torch_version} "
+     "pins triton{compile_triton_pinned} ({compile_words}).",
+     "Install the triton release torch pins: python -m pip install \"triton{compile_triton_pinned}\", "
+     "with this environment's python."},
+    {CauseId::CompileNoCCompiler,
+     "no C compiler for triton's launcher",
+     "torch.compile failed on a GPU while no C compiler (CC, gcc, cc, clang) is on PATH",
+     "torch.compile failed on the GPU: triton found no C compiler to build its launcher with "
+     "({compile_words}).",
+     "Install one in the image (apt-get install gcc), or set CC to a compiler the image has."},
+    {CauseId::CompileError,
+     "torch.compile failed, cause not recognised",
+     "any other error of torch.compile",
+     "torch.compile failed: {compile_exception}: {compile_words}.",
+     "Run the same computation through torch.compile in that interpreter with TORCH_LOGS=inductor "
+     "to see the whole error, and check torch.compile's toolchain."},
+
     // ---- the worker's start: fork, exec or one of its pipes failed ----
     {CauseId::ProcessLimitAtStart,
      "a process limit stops the worker's start",
@@ -1323,6 +1444,22 @@ CauseId recognise_python_import(const PythonImport& facts) {
   const Seen seen{kNoEvidence, "", kNoCopy, nullptr, nullptr, &facts};
   return first_row(kPythonImport, [&](const Recogniser& how) { return shows(how, seen); })
       .value_or(CauseId::TorchImportError);
+}
+
+std::optional<CauseId> recognise_backend_library(const BackendLibrary& library) {
+  Seen seen{kNoEvidence, "", kNoCopy};
+  seen.library = &library;
+  for (const CauseRow& row : kCauses) {
+    if ((row.where & kBackendLibraries) != 0 && shows(row.how, seen)) return row.id;
+  }
+  return std::nullopt;
+}
+
+CauseId recognise_compile(const CompileFacts& facts) {
+  Seen seen{kNoEvidence, "", kNoCopy};
+  seen.compile = &facts;
+  return first_row(kCompile, [&](const Recogniser& how) { return shows(how, seen); })
+      .value_or(CauseId::CompileError);
 }
 
 CauseId recognise_weights(const WeightsFile& facts) {

@@ -34,6 +34,8 @@
 #include "outcome.hpp"
 #include "python_import.hpp"
 #include "resource_limits.hpp"
+#include "backend_library.hpp"
+#include "compile_facts.hpp"
 #include "sanitize.hpp"
 #include "weights_file.hpp"
 
@@ -112,6 +114,17 @@ enum class CauseId {
   WeightsOnlyRefused,
   WeightsArchiveDamaged,
   WeightsLoadError,
+  // backend: the backend's own libraries (the python probe)
+  CudnnFromLibraryPath,
+  CudnnOtherRelease,
+  CudnnFromSystem,
+  NcclNotPinned,
+  // compile: the computation through torch.compile (--compile, the python probe)
+  CompileNoCxxCompiler,
+  CompilePythonHeadersMissing,
+  CompileTritonMismatch,
+  CompileNoCCompiler,
+  CompileError,
   // the worker could not be started
   ProcessLimitAtStart,
   OutOfMemoryAtStart,
@@ -144,6 +157,8 @@ enum Where : unsigned {
   kPythonImport = 1024,  // the interpreter's own `import torch` (the python probe)
   kApplication = 2048,   // a module of the application asked with --import (the python probe)
   kWeights = 4096,       // a weights file asked with --weights (the python probe)
+  kBackendLibraries = 8192,  // the backend's own libraries torch loaded: cuDNN, NCCL (python probe)
+  kCompile = 16384,      // the computation through torch.compile (--compile, the python probe)
 };
 
 // Whose error numbers a row names: a GPU runtime's, or the system's (errno,
@@ -163,6 +178,8 @@ struct Seen {
   const PythonImport* import = nullptr;  // the python probe's import that failed
   const ExtensionImport* extension = nullptr;  // a module asked with --import that failed
   const WeightsFile* weights = nullptr;        // a weights file asked with --weights
+  const BackendLibrary* library = nullptr;     // a library of the backend's torch loaded
+  const CompileFacts* compile = nullptr;       // a torch.compile that failed
 };
 
 // A sign: what must hold of what was seen for a row, beside its numbers or
@@ -285,6 +302,12 @@ CauseId recognise_extension(const ExtensionImport& facts);
 // system's error number, the format its first bytes show, the size its header promises, the
 // globals weights_only refuses, the damage found); WeightsLoadError where no row fits.
 CauseId recognise_weights(const WeightsFile& facts);
+// A cuDNN (MIOpen) torch refuses, by where the one loaded comes from; an NCCL (RCCL) other than
+// the release torch pins, NcclNotPinned (a warning). nullopt for a library torch accepts.
+std::optional<CauseId> recognise_backend_library(const BackendLibrary& library);
+// torch.compile failed: by what its toolchain lacks (compile_facts.hpp); CompileError where no
+// row fits.
+CauseId recognise_compile(const CompileFacts& facts);
 // An allocation failed (OUT_OF_MEMORY): by the limits the worker ran under.
 std::optional<CauseId> recognise_allocation(const ResourceLimits& limits);
 
@@ -306,6 +329,8 @@ struct FactSources {
   std::string_view python_version;       // the interpreter's: "3.11.2"
   const ExtensionImport* extension = nullptr;  // a module of the application (--import)
   const WeightsFile* weights = nullptr;        // a weights file (--weights)
+  const BackendLibrary* library = nullptr;     // a library of the backend (cuDNN, NCCL)
+  const CompileFacts* compile = nullptr;       // torch.compile's toolchain (--compile)
   std::string_view torch_version;              // the torch imported: "2.15.0"
 };
 // Every placeholder's value for this run. What comes from outside the check

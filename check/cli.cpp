@@ -90,6 +90,7 @@ struct Written {
   bool host_check = false;
   std::vector<std::string> imports;
   std::vector<std::string> weights;
+  bool compile = false;
 };
 
 void add_options(CLI::App& app, Written& w) {
@@ -119,6 +120,10 @@ void add_options(CLI::App& app, Written& w) {
       ->type_name("FILE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_flag("--compile", w.compile,
+               "after the computation, run it a second time through torch.compile and verify it "
+               "(a first compile takes tens of seconds: raise --timeout; the python probe only)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
   app.set_version_flag("--version", std::string("kernodeck-diagnostic ") + kToolVersion);
 }
 
@@ -158,6 +163,7 @@ ParseResult options_of(const Written& w) {
     options.output = w.output;
   }
   options.host_check = w.host_check;
+  options.compile = w.compile;
   for (const std::string& module : w.imports) {
     if (!is_module_name(module)) {
       return UsageError{with_hint("--import takes a module's dotted Python name "

@@ -23,6 +23,8 @@ struct Options {
   // Weights files of the application to open after the computation (--weights), in order, each
   // once, as given (a path).
   std::vector<std::string> weights;
+  // The computation a second time through torch.compile (--compile).
+  bool compile = false;
 };
 
 inline constexpr double kMinTimeoutS = 5.0;

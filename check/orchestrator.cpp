@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include <signal.h>
 
@@ -148,6 +149,8 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
   sources.python_version = findings.python_version;
   sources.extension = findings.extension_failure ? &*findings.extension_failure : nullptr;
   sources.weights = findings.weights_failure ? &*findings.weights_failure : nullptr;
+  sources.library = findings.library_failure ? &*findings.library_failure : nullptr;
+  sources.compile = findings.compile_failure ? &*findings.compile_failure : nullptr;
   const std::string torch_version = text_of(findings.pytorch["version"]);
   sources.torch_version = torch_version;
   return {outcome, stage, error, 0, words_of(*id, sources, limits, sanitizer)};
@@ -358,12 +361,35 @@ WorkerVerdict no_python(const PythonLocation& where, const ResourceLimits& limit
                        words_of(CauseId::NoPythonForTorch, sources, limits, sanitizer)};
 }
 
+// A folder of the check's own under TMPDIR (else /tmp), mode 0700, removed with what it holds
+// when the run ends; none where `wanted` is false or it cannot be made.
+class PrivateFolder {
+ public:
+  explicit PrivateFolder(bool wanted) {
+    if (!wanted) return;
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                          "/kernodeck-XXXXXX";
+    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~PrivateFolder() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  PrivateFolder(const PrivateFolder&) = delete;
+  PrivateFolder& operator=(const PrivateFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // The worker to start: this binary re-executed for a probe module, or the interpreter running
 // the python probe. False where there is none to start (`verdict` then says why).
 bool worker_spec(const std::string& self_exe, const ProbeChoice& probe, WorkerRequest& request,
                  std::string& searched, ReportInput& in, const Sanitizer& sanitizer,
                  Clock::time_point deadline, SpawnSpec& spec,
-                 std::optional<WorkerVerdict>& verdict) {
+                 std::optional<WorkerVerdict>& verdict, const std::string& private_folder) {
   if (probe.kind == kProbeKindPython) {
     const PythonLocation where = locate_python(dirname_of(self_exe));
     in.torch_source = where.source;
@@ -374,8 +400,7 @@ bool worker_spec(const std::string& self_exe, const ProbeChoice& probe, WorkerRe
     request.probe_path.clear();
     searched = where.searched;
     spec.argv = python_worker_argv(where.python, in.options.device == Device::Cuda,
-                                   in.options.device_index, in.options.imports,
-                                   in.options.weights);
+                                   in.options.device_index, in.options, private_folder);
     return true;
   }
   if (probe.kind == KD_PROBE_KIND_STABLE_ABI) {
@@ -386,18 +411,52 @@ bool worker_spec(const std::string& self_exe, const ProbeChoice& probe, WorkerRe
   return true;
 }
 
+// The python probe's answers, once its interpreter ended: every answer given and the
+// interpreter ended on its own, the stages walked over them; stopped or dead after the
+// computation (compile, application), the answers up to there walked for their facts, the
+// verdict being how the run ended.
+void walk_python_answers(const PythonAnswers& answers, const RunResult& run,
+                         WorkerRequest& request, const std::string& searched,
+                         WorkerFindings& findings, const Sanitizer& sanitizer) {
+  if (const nlohmann::json* i = answers.find("interpreter")) {
+    request.torch_dir = i->value("torch_folder", std::string());
+    findings.python_version = i->value("python_version", std::string());
+    findings.python_environment = i->value("environment", std::string());
+  }
+  // A module's or a file's name, as any outside text.
+  findings.application_step = sanitizer.message(application_step(answers));
+  const bool whole = answers.done && answers.problem.empty() && run.end == RunEnd::Exited &&
+                     run.status.exited() && run.status.code == 0;
+  if (whole || (answers.problem.empty() && findings.stage >= Stage::Compile)) {
+    // The interpreter said each stage as it entered it: walking its answers says them again.
+    run_python_answers(answers, request, searched, findings,
+                       [&findings, whole](const std::string& line) {
+                         const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
+                         const std::string kind =
+                             event.is_object() ? event.value("event", std::string()) : "";
+                         if (kind == "stage" || (!whole && kind == "outcome")) return;
+                         apply_event(findings, line);
+                       });
+  } else if (!answers.problem.empty() && findings.protocol_problem.empty()) {
+    findings.protocol_problem = answers.problem;
+  }
+}
+
 WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice& probe,
                                  ReportInput& in, const Sanitizer& sanitizer) {
   const Options& options = in.options;
   WorkerFindings& findings = in.findings;
   const Clock::time_point deadline = deadline_in(options.timeout_s);
   WorkerRequest request{options.device, options.device_index, probe.path, "", options.imports,
-                        options.weights};
+                        options.weights, options.compile};
   SpawnSpec spec;
   std::string searched;  // how the python probe's interpreter was found
   std::optional<WorkerVerdict> not_started;
+  // The python probe's torch keeps its caches and temporary files here, never elsewhere; the
+  // folder goes with its content when the run ends.
+  const PrivateFolder folder(probe.kind == kProbeKindPython);
   if (!worker_spec(self_exe, probe, request, searched, in, sanitizer, deadline, spec,
-                   not_started)) {
+                   not_started, folder.path())) {
     return *not_started;
   }
   spec.event_pipe = true;
@@ -410,33 +469,8 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
   };
   RunResult run = run_supervised(spec, deadline, hooks);
 
-  if (probe.kind == kProbeKindPython) {
-    if (const nlohmann::json* i = answers.find("interpreter")) {
-      request.torch_dir = i->value("torch_folder", std::string());
-      findings.python_version = i->value("python_version", std::string());
-      findings.python_environment = i->value("environment", std::string());
-    }
-    // A module's or a file's name, as any outside text.
-    findings.application_step = sanitizer.message(application_step(answers));
-    const bool whole = answers.done && answers.problem.empty() && run.end == RunEnd::Exited &&
-                       run.status.exited() && run.status.code == 0;
-    // Every answer given and the interpreter ended on its own: the stages walked over them.
-    // Stopped or dead in the application stage, after the computation: the answers up to there
-    // are walked for their facts, and the verdict is how the run ended.
-    if (whole || (answers.problem.empty() && findings.stage == Stage::Application)) {
-      // The interpreter said each stage as it entered it: walking its answers says them again.
-      run_python_answers(answers, request, searched, findings,
-                         [&findings, whole](const std::string& line) {
-                           const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
-                           const std::string kind =
-                               event.is_object() ? event.value("event", std::string()) : "";
-                           if (kind == "stage" || (!whole && kind == "outcome")) return;
-                           apply_event(findings, line);
-                         });
-    } else if (!answers.problem.empty() && findings.protocol_problem.empty()) {
-      findings.protocol_problem = answers.problem;
-    }
-  }
+  if (probe.kind == kProbeKindPython) walk_python_answers(answers, run, request, searched, findings,
+                                                         sanitizer);
   const ResourceLimits limits = read_resource_limits();
   if (auto verdict = verdict_of_end(run, findings, limits, sanitizer)) return *verdict;
   const bool given = findings.outcome && findings.protocol_problem.empty() &&
@@ -452,6 +486,17 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
 std::vector<ReportInput::Warning> application_warnings(const WorkerFindings& findings,
                                                        const Sanitizer& sanitizer) {
   std::vector<ReportInput::Warning> warnings;
+  const std::string torch_version = text_of(findings.pytorch["version"]);
+  for (const BackendLibrary& library : findings.library_warnings) {
+    const auto id = recognise_backend_library(library);
+    if (!id) continue;
+    FactSources sources;
+    sources.library = &library;
+    sources.torch_version = torch_version;
+    const Cause words = cause_words(*id, cause_facts(sources, sanitizer));
+    warnings.push_back({Stage::Backend, std::string(cause_info(*id).type),
+                        words.what + " " + words.next_action});
+  }
   for (const ExtensionImport& e : findings.extension_warnings) {
     FactSources sources;
     sources.extension = &e;
@@ -497,8 +542,10 @@ CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter
 }  // namespace
 
 std::optional<std::string> refused_for_probe(const Options& options, const std::string& self_exe) {
-  if (options.imports.empty() && options.weights.empty()) return std::nullopt;
-  const std::string option = options.imports.empty() ? "--weights" : "--import";
+  if (options.imports.empty() && options.weights.empty() && !options.compile) return std::nullopt;
+  const std::string option = !options.imports.empty() ? "--import"
+                             : !options.weights.empty() ? "--weights"
+                                                        : "--compile";
   const char* override_path = std::getenv(kProbeOverrideVariable);
   const std::string kind = override_path != nullptr && *override_path != '\0'
                                ? std::string("override")
@@ -510,8 +557,8 @@ std::optional<std::string> refused_for_probe(const Options& options, const std::
           ? "its stable probe, for the torch folder KERNODECK_TORCH_DIR names"
           : "the fault-injection probe KERNODECK_PROBE_MODULE names";
   return "kernodeck-diagnostic: error: " + option + " needs the interpreter of the application "
-         "to import its modules and load its weights with, and this check certifies libtorch "
-         "through " + which + ", without one; run it with KERNODECK_TORCH_PYTHON naming the "
+         "(to import its modules, load its weights, run torch.compile), and this check certifies "
+         "libtorch through " + which + ", without one; run it with KERNODECK_TORCH_PYTHON naming the "
          "application's python (or installed into its environment), or without " + option +
          "\nRun 'kernodeck-diagnostic --help' for usage.";
 }

@@ -9,7 +9,7 @@ namespace {
 #define OUTCOME(name) Outcome::name, SnakeCase(#name, SnakeCase::kUpper)
 
 // Each row: the outcome, its exit status and what happened; then what to do.
-constexpr std::array<OutcomeInfo, 16> kTable{{
+constexpr std::array<OutcomeInfo, 18> kTable{{
     {OUTCOME(GpuCheckPassed), 0, "Product and gradient were verified on the chosen GPU.",
      "Run a small input of your application next."},
     {OUTCOME(CpuCheckPassed), 0, "Product and gradient were verified on the CPU only.",
@@ -44,12 +44,17 @@ constexpr std::array<OutcomeInfo, 16> kTable{{
     {OUTCOME(WeightsUnusable), 14,
      "A weights file asked with --weights cannot be loaded as the application loads it.",
      "Check its path, its format and the access rights, and download it again if it is cut."},
+    {OUTCOME(BackendLibraryMismatch), 15,
+     "torch refuses the cuDNN (MIOpen) library it loaded.",
+     "Install the release torch pins, and take other copies off the library path."},
+    {OUTCOME(CompileFailed), 16, "The computation failed through torch.compile.",
+     "Install what torch.compile's toolchain needs (a C++ compiler, the Python headers, triton)."},
 }};
 
 #undef OUTCOME
 
-constexpr std::array<std::string_view, 7> kStages{"import",      "backend", "device", "compute",
-                                                  "application", "output",  "complete"};
+constexpr std::array<std::string_view, 8> kStages{"import",  "backend",     "device", "compute",
+                                                  "compile", "application", "output", "complete"};
 
 // The row of each outcome. A switch without a default: an enumerator left
 // out does not compile (-Wswitch), and the assertion below holds the table
@@ -72,6 +77,8 @@ constexpr size_t row_of(Outcome outcome) {
     case Outcome::OutputWriteFailed: return 13;
     case Outcome::ExtensionImportFailed: return 14;
     case Outcome::WeightsUnusable: return 15;
+    case Outcome::BackendLibraryMismatch: return 16;
+    case Outcome::CompileFailed: return 17;
   }
   return 2;  // not an enumerator: the INTERNAL_ERROR row
 }

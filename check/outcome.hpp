@@ -56,13 +56,15 @@ enum class Outcome {
   OutputWriteFailed,
   ExtensionImportFailed,
   WeightsUnusable,
+  BackendLibraryMismatch,
+  CompileFailed,
 };
 
 // Exit status of a usage error; it has no report and so no Outcome.
 inline constexpr int kUsageExitCode = 2;
 
 // The stages in the order they are walked.
-enum class Stage { Import, Backend, Device, Compute, Application, Output, Complete };
+enum class Stage { Import, Backend, Device, Compute, Compile, Application, Output, Complete };
 
 struct OutcomeInfo {
   Outcome outcome;

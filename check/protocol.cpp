@@ -36,15 +36,36 @@ bool is_device(const json& v) {
   return true;
 }
 
+// A library of the backend (backend_libraries.hpp, library_json): an object of strings, a
+// bool for whether torch accepts it, nulls.
+bool is_library(const json& v) {
+  if (!v.is_object()) return false;
+  for (const auto& [key, value] : v.items()) {
+    const bool ok = value.is_null() || value.is_string() || (key == "accepted" && value.is_boolean());
+    if (!ok) return false;
+  }
+  return true;
+}
+
 constexpr Field kPytorchFields[] = {
     {"version", is_string},          {"cuda", is_string},
     {"hip", is_string},              {"backend", is_backend},
     {"gpu_available", is_bool},      {"visible_device_count", is_count},
+    {"cudnn", is_library},           {"nccl", is_library},
+    {"miopen", is_library},          {"rccl", is_library},
 };
+// execution.compile: {backend, seconds, verified} (compile_stage.hpp).
+bool is_compile(const json& v) {
+  return v.is_object() && v.size() == 3 && v.contains("backend") && v["backend"].is_string() &&
+         v.contains("seconds") && (v["seconds"].is_null() || v["seconds"].is_number()) &&
+         v.contains("verified") && v["verified"].is_boolean();
+}
+
 constexpr Field kExecutionFields[] = {
     {"device", is_device},       {"device_name", is_string},    {"capability", is_string},
     {"product_verified", is_bool}, {"gradient_verified", is_bool},
     {"loss", is_number},         {"synchronized", is_bool},  {"gradient_source", is_gradient_source},
+    {"compile", is_compile},
 };
 constexpr Field kTimingFields[] = {
     {"load", is_nonneg_number}, {"device_init", is_nonneg_number}, {"compute", is_nonneg_number}};
@@ -160,7 +181,9 @@ void merge_application(WorkerFindings& f, const json& source) {
 
 ojson pytorch_skeleton() {
   return {{"version", nullptr},       {"cuda", nullptr},          {"hip", nullptr},
-          {"backend", nullptr},       {"gpu_available", nullptr}, {"visible_device_count", nullptr}};
+          {"backend", nullptr},       {"gpu_available", nullptr}, {"visible_device_count", nullptr},
+          {"cudnn", nullptr},         {"nccl", nullptr},          {"miopen", nullptr},
+          {"rccl", nullptr}};
 }
 
 ojson execution_skeleton() {
@@ -173,7 +196,8 @@ ojson execution_skeleton() {
           {"synchronized", nullptr},
           {"gradient_source", nullptr},
           {"timings_ms", {{"load", nullptr}, {"device_init", nullptr}, {"compute", nullptr}}},
-          {"memory", nullptr}};
+          {"memory", nullptr},
+          {"compile", nullptr}};
 }
 
 namespace {

@@ -24,6 +24,8 @@
 #include "extension_import.hpp"
 #include "outcome.hpp"
 #include "python_import.hpp"
+#include "backend_library.hpp"
+#include "compile_facts.hpp"
 #include "weights_file.hpp"
 
 namespace kd {
@@ -71,6 +73,12 @@ struct WorkerFindings {
   std::vector<ExtensionImport> extension_warnings;
   std::optional<WeightsFile> weights_failure;
   std::string application_step;
+  // The backend's own libraries (backend_libraries.hpp): the cuDNN torch refused on a GPU, and
+  // those met without failing (each a warning).
+  std::optional<BackendLibrary> library_failure;
+  std::vector<BackendLibrary> library_warnings;
+  // torch.compile's failure (compile_facts.hpp), where it failed for its toolchain.
+  std::optional<CompileFacts> compile_failure;
 };
 
 // Parent side: folds one line into the findings; a malformed line is noted

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,13 +27,14 @@ inline constexpr const char* kProbeKindPython = "python";
 // The program, byte for byte as probe/python_probe.py.
 std::string_view python_probe_program();
 
-// The worker's argv: the interpreter running the program for a device, an index, and what the
-// application layer is asked after the computation (the modules of --import, the weights files
-// of --weights, as a JSON object). -B: the check writes nothing into the environment it
+// The worker's argv: the interpreter running the program for a device, an index, and, as a JSON
+// object, what it is asked after the computation (torch.compile, the modules of --import, the
+// weights files of --weights) and the check's private folder, where torch's caches and temporary
+// files go (the check removes it). -B: the check writes nothing into the environment it
 // certifies (no __pycache__).
 std::vector<std::string> python_worker_argv(const std::string& python, bool gpu, long long index,
-                                            const std::vector<std::string>& imports = {},
-                                            const std::vector<std::string>& weights = {});
+                                            const Options& options = {},
+                                            const std::string& private_folder = "");
 
 struct PythonAnswers {
   std::vector<nlohmann::json> answers;  // in the order given

@@ -184,7 +184,8 @@ ojson requested_section(const ReportInput& in, const Sanitizer& sanitizer) {
           {"timeout_s", timeout_value(in.options.timeout_s)},
           {"host_check", in.options.host_check},
           {"imports", imports},
-          {"weights", weights}};
+          {"weights", weights},
+          {"compile", in.options.compile}};
 }
 
 // `warnings`: their words come from the catalogue, filled with facts already sanitized.

@@ -13,6 +13,8 @@
 #include <utility>
 
 #include "application.hpp"
+#include "backend_libraries.hpp"
+#include "compile_stage.hpp"
 #include "causes.hpp"
 #include "loader_error.hpp"
 #include "protocol.hpp"
@@ -372,14 +374,15 @@ bool compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& 
 }  // namespace
 
 void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink,
-                const StageHook& after_compute) {
+                const StageHooks& hooks) {
   Stages s(sink);
   kd_error err{};
   if (!backend_stage(probe, request, s, err)) return;
+  if (hooks.after_backend && !hooks.after_backend(sink)) return;
   if (!device_stage(probe, request, s, err)) return;
   if (!compute_stage(probe, request, s, err)) return;
-  if (after_compute) {
-    if (!after_compute(sink)) return;
+  if (hooks.after_compute) {
+    if (!hooks.after_compute(sink)) return;
     s.enter_quietly(Stage::Application);
   }
   s.finish(request.device == Device::Cuda ? Outcome::GpuCheckPassed : Outcome::CpuCheckPassed);
@@ -706,9 +709,15 @@ void run_python_answers(const PythonAnswers& answers, const WorkerRequest& reque
   g_answers = &answers;
   ApplicationAsked asked{request.imports, {}};
   for (const std::string& path : request.weights) asked.weights.push_back(weights_name(path));
-  run_stages(kAnsweredProbe, request, sink, [&](const EventSink& stage_sink) {
+  StageHooks hooks;
+  hooks.after_backend = [&](const EventSink& stage_sink) {
+    return backend_libraries_stage(answers, request.device == Device::Cuda, findings, stage_sink);
+  };
+  hooks.after_compute = [&](const EventSink& stage_sink) {
+    if (request.compile && !compile_stage(answers, request, findings, stage_sink)) return false;
     return application_stage(answers, asked, findings, stage_sink);
-  });
+  };
+  run_stages(kAnsweredProbe, request, sink, hooks);
   g_answers = nullptr;
   answered_timings(answers, findings);
   answered_driver_library(answers, findings);

@@ -36,6 +36,7 @@ struct WorkerRequest {
   // order (the python probe's alone).
   std::vector<std::string> imports;
   std::vector<std::string> weights;
+  bool compile = false;  // --compile: the computation a second time through torch.compile
 };
 
 // argv of the worker, and back.
@@ -54,14 +55,20 @@ Verification verify(const kd_compute_result& result);
 // Loads the probe module and runs every stage; always ends with an outcome event.
 void run_worker(const WorkerRequest& request, const EventSink& sink);
 
-// A stage after the computation has passed (the application layer's, application.hpp): its
-// events through the sink; false once it has finished the run with its outcome.
+// What the python probe adds to the stages: the backend's own libraries once the backend is
+// known (backend_libraries.hpp), and after the computation has passed, torch.compile's
+// (compile_stage.hpp) and the application layer's (application.hpp). Each says its events
+// through the sink; false once it has finished the run with its outcome.
 using StageHook = std::function<bool(const EventSink& sink)>;
+struct StageHooks {
+  StageHook after_backend;
+  StageHook after_compute;
+};
 
-// The stages after loading, with a probe in hand; `after_compute`, where given, runs once the
-// computation has passed, before the pass is given.
+// The stages after loading, with a probe in hand; the hooks, where given, run at their places,
+// before the pass is given.
 void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink,
-                const StageHook& after_compute = nullptr);
+                const StageHooks& hooks = {});
 
 // The python probe's run, once its interpreter has ended after all its answers
 // (python_probe.hpp): the import as it answered, then the same stages as for every probe, over

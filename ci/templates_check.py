@@ -45,16 +45,18 @@ JUNIT_ACTION_INPUTS = {
 # policy table): a Job fails at once on them and on the usage error, its scripts exit with the
 # first of them over any node fault, and the GPU alert labels them fault="image". Among them a
 # module of the application that does not import with the image's torch, and a weights file it
-# cannot load (the application layer).
+# cannot load (the application layer), a cuDNN torch refuses (the backend's libraries) and a
+# torch.compile the image's toolchain cannot run.
 # Their exit codes come from outcomes.json; the templates that name them are checked against this.
 IMAGE_FAULT_CODES = ("TORCH_MISSING", "TORCH_IMPORT_FAILED", "GPU_BACKEND_ABSENT",
-                     "EXTENSION_IMPORT_FAILED", "WEIGHTS_UNUSABLE")
+                     "EXTENSION_IMPORT_FAILED", "WEIGHTS_UNUSABLE", "BACKEND_LIBRARY_MISMATCH",
+                     "COMPILE_FAILED")
 # Of those, the ones a node's health check never drains for: met after the GPU passed its own
-# layers (device, computation), in the application's modules and weights. The others stay
-# reasons to drain
+# layers (device, computation), in torch.compile's toolchain or the application's modules and
+# weights. The others stay reasons to drain
 # there: outside a container the torch is the node's own installation (fleet.slurm's
 # half-installed package on one node), and a GPU never reached is not a GPU that works.
-UNDRAINED_CODES = ("EXTENSION_IMPORT_FAILED", "WEIGHTS_UNUSABLE")
+UNDRAINED_CODES = ("EXTENSION_IMPORT_FAILED", "WEIGHTS_UNUSABLE", "COMPILE_FAILED")
 # INTERNAL_ERROR is left to the Job's default (counted, no rule): a defect of the check.
 UNRULED_CODES = ("INTERNAL_ERROR",)
 assert set(UNDRAINED_CODES) <= set(IMAGE_FAULT_CODES)
@@ -326,8 +328,9 @@ def healthcheck_problems(text, problem):
     if not listed:
         problem("no undrained_codes=(...): which verdicts are not the node's is not said")
     elif tuple(listed.group(1).split()) != UNDRAINED_CODES:
-        problem(f"undrained_codes=({listed.group(1)}) is not {' '.join(UNDRAINED_CODES)}: the"
-                " application layer's failure, the image's, must never drain a node")
+        problem(f"undrained_codes=({listed.group(1)}) is not {' '.join(UNDRAINED_CODES)}: a "
+                "failure met after the GPU passed its own layers, the image's, must never drain a "
+                "node")
 
 
 def rules_problems(rules, problem):

@@ -20,19 +20,20 @@ def outcomes(**exit_codes):
             ("CHECK_FAILED", 8, False), ("OUT_OF_MEMORY", 9, False), ("RUNTIME_ERROR", 9, False),
             ("TIMEOUT", 10, False), ("WORKER_FAILED", 11, False),
             ("OUTPUT_WRITE_FAILED", 12, False), ("EXTENSION_IMPORT_FAILED", 13, False),
-            ("WEIGHTS_UNUSABLE", 14, False)]
+            ("WEIGHTS_UNUSABLE", 14, False), ("BACKEND_LIBRARY_MISMATCH", 15, False),
+            ("COMPILE_FAILED", 16, False)]
     return {"usage_exit_code": 2,
             "outcomes": [{"code": code, "exit_code": exit_codes.get(code, number),
                           "passed": passed} for code, number, passed in rows]}
 
 
-def script(image_faults="2 3 4 5 13 14"):
+def script(image_faults="2 3 4 5 13 14 15 16"):
     """A container's script as the templates write it, exiting with an image fault's code first."""
     return (f"set -uo pipefail\nimage_faults=({image_faults})  # FailJob's values above\n"
             "timeout -k 5 75 kernodeck-diagnostic --device-index 0 --timeout 60\n")
 
 
-def job(fail=(2, 3, 4, 5, 13, 14), count=(6, 7, 8, 9, 10, 11, 12), args=None):
+def job(fail=(2, 3, 4, 5, 13, 14, 15, 16), count=(6, 7, 8, 9, 10, 11, 12), args=None):
     """A Job of the fleet's kind, its policy acting on `fail` and `count`; `args`, its container's
     script, runs no check by default."""
     def rule(action, values):
@@ -57,24 +58,25 @@ def problems_of(check, document, *args):
 class FaultExitCodes(unittest.TestCase):
     def test_the_contracts_table_gives_the_fleets_policy(self):
         self.assertEqual(tc.fault_exit_codes(outcomes()),
-                         ([2, 3, 4, 5, 13, 14], [6, 7, 8, 9, 10, 11, 12]))
+                         ([2, 3, 4, 5, 13, 14, 15, 16], [6, 7, 8, 9, 10, 11, 12]))
 
     def test_a_module_that_fails_to_import_is_an_image_fault_never_a_node_fault(self):
         image, node = tc.fault_exit_codes(outcomes())
-        for code, name in ((13, "EXTENSION_IMPORT_FAILED"), (14, "WEIGHTS_UNUSABLE")):
+        for code, name in ((13, "EXTENSION_IMPORT_FAILED"), (14, "WEIGHTS_UNUSABLE"),
+                           (16, "COMPILE_FAILED")):
             self.assertIn(code, image)
             self.assertNotIn(code, node)
             self.assertIn(name, tc.UNDRAINED_CODES)
 
     def test_the_numbers_come_from_the_table(self):
-        image, node = tc.fault_exit_codes(outcomes(GPU_BACKEND_ABSENT=16, TIMEOUT=15))
-        self.assertEqual(image, [2, 3, 4, 13, 14, 16])
-        self.assertEqual(node, [6, 7, 8, 9, 11, 12, 15])
+        image, node = tc.fault_exit_codes(outcomes(GPU_BACKEND_ABSENT=18, TIMEOUT=17))
+        self.assertEqual(image, [2, 3, 4, 13, 14, 15, 16, 18])
+        self.assertEqual(node, [6, 7, 8, 9, 11, 12, 17])
 
     def test_the_usage_error_is_the_tables_too(self):
         table = outcomes()
         table["usage_exit_code"] = 64
-        self.assertEqual(tc.fault_exit_codes(table)[0], [3, 4, 5, 13, 14, 64])
+        self.assertEqual(tc.fault_exit_codes(table)[0], [3, 4, 5, 13, 14, 15, 16, 64])
 
     def test_a_table_without_an_image_fault_is_refused(self):
         for code in ("TORCH_MISSING", "EXTENSION_IMPORT_FAILED", "WEIGHTS_UNUSABLE"):
@@ -93,26 +95,28 @@ class FailurePolicy(unittest.TestCase):
         self.assertEqual(self.check(job()), [])
 
     def test_a_policy_missing_an_image_fault_fails(self):
-        self.assertEqual(self.check(job(fail=(2, 3, 4, 13, 14))),
-                         ["FailJob must act on exactly [2, 3, 4, 5, 13, 14], not [2, 3, 4, 13, 14]"])
+        self.assertEqual(self.check(job(fail=(2, 3, 4, 13, 14, 15, 16))),
+                         ["FailJob must act on exactly [2, 3, 4, 5, 13, 14, 15, 16], not "
+                          "[2, 3, 4, 13, 14, 15, 16]"])
 
     def test_a_policy_counting_a_failed_import_of_the_application_fails(self):
-        self.assertEqual(self.check(job(fail=(2, 3, 4, 5, 14),
+        self.assertEqual(self.check(job(fail=(2, 3, 4, 5, 14, 15, 16),
                                         count=(6, 7, 8, 9, 10, 11, 12, 13))),
-                         ["FailJob must act on exactly [2, 3, 4, 5, 13, 14], not [2, 3, 4, 5, 14]",
+                         ["FailJob must act on exactly [2, 3, 4, 5, 13, 14, 15, 16], not "
+                          "[2, 3, 4, 5, 14, 15, 16]",
                           "Count must act on exactly [6, 7, 8, 9, 10, 11, 12], not "
                           "[6, 7, 8, 9, 10, 11, 12, 13]"])
 
     def test_a_policy_follows_a_changed_exit_code(self):
-        table = outcomes(GPU_BACKEND_ABSENT=16)
-        self.assertEqual(self.check(job(fail=(2, 3, 4, 13, 14, 16)), table), [])
+        table = outcomes(GPU_BACKEND_ABSENT=18)
+        self.assertEqual(self.check(job(fail=(2, 3, 4, 13, 14, 15, 16, 18)), table), [])
         self.assertEqual(len(self.check(job(), table)), 1)
 
     def test_the_scripts_image_faults_are_failjobs(self):
         self.assertEqual(self.check(job(args=script())), [])
         self.assertEqual(self.check(job(args=script("2 3 4 5"))),
                          ["container 'check': image_faults=(2 3 4 5) is not FailJob's"
-                          " [2, 3, 4, 5, 13, 14]"])
+                          " [2, 3, 4, 5, 13, 14, 15, 16]"])
         self.assertEqual(self.check(job(args="kernodeck-diagnostic --device-index 0")),
                          ["container 'check': its script has no image_faults=(...) to exit with"
                           " an image fault's code first"])
@@ -154,11 +158,12 @@ class NodeHealth(unittest.TestCase):
 
     def test_the_health_check_never_drains_for_the_application_layer(self):
         self.assertEqual(problems_of(tc.healthcheck_problems,
-                                     "x=1\nundrained_codes=(EXTENSION_IMPORT_FAILED WEIGHTS_UNUSABLE)\n"),
-                         [])
+                                     "x=1\nundrained_codes=(EXTENSION_IMPORT_FAILED WEIGHTS_UNUSABLE "
+                                     "COMPILE_FAILED)\n"), [])
         self.assertEqual(problems_of(tc.healthcheck_problems, "undrained_codes=()\n"),
-                         ["undrained_codes=() is not EXTENSION_IMPORT_FAILED WEIGHTS_UNUSABLE: the"
-                          " application layer's failure, the image's, must never drain a node"])
+                         ["undrained_codes=() is not EXTENSION_IMPORT_FAILED WEIGHTS_UNUSABLE "
+                          "COMPILE_FAILED: a failure met after the GPU passed its own layers, the "
+                          "image's, must never drain a node"])
         self.assertEqual(problems_of(tc.healthcheck_problems, "drain always\n"),
                          ["no undrained_codes=(...): which verdicts are not the node's is not"
                           " said"])

@@ -92,7 +92,15 @@ const std::set<std::string>& allowed_extra_keys() {
         "/error/message",
         "/application/extensions",
         "/application/weights",
+        "/execution/compile/backend",
+        "/execution/compile/seconds",
+        "/execution/compile/verified",
     };
+    for (const char* library : {"cudnn", "nccl", "miopen", "rccl"}) {
+      for (const char* key : {"compiled", "runtime", "accepted", "origin", "pinned"}) {
+        extra.insert(std::string("/pytorch/") + library + "/" + key);
+      }
+    }
     extra.insert(evidence_keys().begin(), evidence_keys().end());
     return extra;
   }();
@@ -265,6 +273,16 @@ class ReportShape {
     }
     if (at("/output/requested") != has_arg(a, "--output")) {
       problem("/output/requested does not reflect --output");
+    }
+    if (at("/requested/compile") != has_arg(a, "--compile")) {
+      problem("/requested/compile does not reflect --compile");
+    }
+    if (!has_arg(a, "--compile") && !at("/execution/compile").is_null()) {
+      problem("/execution/compile is not null although --compile was not given");
+    }
+    if (has_arg(a, "--compile") && at("/status") == "passed" &&
+        at("/execution/compile/verified") != true) {
+      problem("a pass with --compile without its computation verified through torch.compile");
     }
     if (at("/requested/weights") != json(requested_files())) {
       problem("/requested/weights " + show(at("/requested/weights")) +
@@ -497,6 +515,7 @@ std::vector<std::string> arguments_from_report(const nlohmann::json& report) {
     const json timeout = requested.value("timeout_s", json());
     if (timeout.is_number()) args.insert(args.end(), {"--timeout", timeout.dump()});
     if (requested.value("host_check", json()) == true) args.push_back("--host-check");
+    if (requested.value("compile", json()) == true) args.push_back("--compile");
     const json imports = requested.value("imports", json());
     if (imports.is_array()) {
       for (const json& module : imports) {

@@ -1,6 +1,7 @@
 #include "contract/table.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace kdh {
 
@@ -11,7 +12,7 @@ const std::vector<ContractOutcome>& contract_outcomes() {
       {"GPU_UNAVAILABLE", 6},      {"DEVICE_INDEX_INVALID", 7}, {"CHECK_FAILED", 8},
       {"OUT_OF_MEMORY", 9},        {"RUNTIME_ERROR", 9},      {"TIMEOUT", 10},
       {"WORKER_FAILED", 11},       {"OUTPUT_WRITE_FAILED", 12}, {"EXTENSION_IMPORT_FAILED", 13},
-      {"WEIGHTS_UNUSABLE", 14},
+      {"WEIGHTS_UNUSABLE", 14},   {"BACKEND_LIBRARY_MISMATCH", 15}, {"COMPILE_FAILED", 16},
   };
   return table;
 }
@@ -24,8 +25,8 @@ std::optional<int> contract_exit_code(const std::string& code) {
 }
 
 const std::vector<std::string>& contract_stages() {
-  static const std::vector<std::string> stages{"import",      "backend", "device", "compute",
-                                               "application", "output",  "complete"};
+  static const std::vector<std::string> stages{"import",  "backend",     "device", "compute",
+                                               "compile", "application", "output", "complete"};
   return stages;
 }
 
@@ -34,61 +35,74 @@ bool is_contract_stage(const std::string& name) {
   return std::find(stages.begin(), stages.end(), name) != stages.end();
 }
 
+namespace {
+
+// Every key the report always has, in the contract's order ("The report").
+const char* const kReportKeys[] = {
+    "/schema_version",
+    "/tool",
+    "/tool/name",
+    "/tool/version",
+    "/status",
+    "/code",
+    "/exit_code",
+    "/stage",
+    "/message",
+    "/requested",
+    "/requested/device",
+    "/requested/device_index",
+    "/requested/timeout_s",
+    "/requested/host_check",
+    "/requested/imports",
+    "/requested/weights",
+    "/requested/compile",
+    "/runtime",
+    "/runtime/os_family",
+    "/runtime/arch",
+    "/runtime/check_build",
+    "/runtime/torch_source",
+    "/runtime/python_environment",
+    "/runtime/python_version",
+    "/pytorch",
+    "/pytorch/version",
+    "/pytorch/cuda",
+    "/pytorch/hip",
+    "/pytorch/backend",
+    "/pytorch/gpu_available",
+    "/pytorch/visible_device_count",
+    "/pytorch/cudnn",
+    "/pytorch/nccl",
+    "/pytorch/miopen",
+    "/pytorch/rccl",
+    "/pytorch/import_warnings",
+    "/execution",
+    "/execution/device",
+    "/execution/device_name",
+    "/execution/capability",
+    "/execution/product_verified",
+    "/execution/gradient_verified",
+    "/execution/loss",
+    "/execution/synchronized",
+    "/execution/gradient_source",
+    "/execution/timings_ms",
+    "/execution/timings_ms/load",
+    "/execution/timings_ms/device_init",
+    "/execution/timings_ms/compute",
+    "/execution/memory",
+    "/execution/compile",
+    "/application",
+    "/host",
+    "/output",
+    "/output/requested",
+    "/output/written",
+    "/error",
+    "/warnings",
+};
+
+}  // namespace
+
 const std::vector<std::string>& contract_report_keys() {
-  static const std::vector<std::string> keys{
-      "/schema_version",
-      "/tool",
-      "/tool/name",
-      "/tool/version",
-      "/status",
-      "/code",
-      "/exit_code",
-      "/stage",
-      "/message",
-      "/requested",
-      "/requested/device",
-      "/requested/device_index",
-      "/requested/timeout_s",
-      "/requested/host_check",
-      "/requested/imports",
-      "/requested/weights",
-      "/runtime",
-      "/runtime/os_family",
-      "/runtime/arch",
-      "/runtime/check_build",
-      "/runtime/torch_source",
-      "/runtime/python_environment",
-      "/runtime/python_version",
-      "/pytorch",
-      "/pytorch/version",
-      "/pytorch/cuda",
-      "/pytorch/hip",
-      "/pytorch/backend",
-      "/pytorch/gpu_available",
-      "/pytorch/visible_device_count",
-      "/pytorch/import_warnings",
-      "/execution",
-      "/execution/device",
-      "/execution/device_name",
-      "/execution/capability",
-      "/execution/product_verified",
-      "/execution/gradient_verified",
-      "/execution/loss",
-      "/execution/synchronized",
-      "/execution/gradient_source",
-      "/execution/timings_ms",
-      "/execution/timings_ms/load",
-      "/execution/timings_ms/device_init",
-      "/execution/timings_ms/compute",
-      "/execution/memory",
-      "/application",
-      "/host",
-      "/output",
-      "/output/requested",
-      "/output/written",
-      "/error",
-      "/warnings",
-  };
+  static const std::vector<std::string> keys(std::begin(kReportKeys), std::end(kReportKeys));
   return keys;
 }
 

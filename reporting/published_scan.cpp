@@ -135,13 +135,21 @@ std::vector<Finding> mac_addresses(const std::string& t) {
   return found;
 }
 
+// A version specifier's operator ends at `pos`: "==", "~=", ">=", "<=", "!=" (a pinned wheel's
+// version, nvidia-cudnn-cu13==9.26.0.51), never a lone "=" (addr=10.1.2.3).
+bool after_version_operator(const std::string& t, size_t pos) {
+  return pos >= 2 && t[pos - 1] == '=' && std::string_view("=~<>!").find(t[pos - 2]) !=
+                                              std::string_view::npos;
+}
+
 // Four numbers 0-255 joined by dots, not part of a longer dotted number or a
-// word (libfoo.so.1.2.3.4, v1.2.3.4), other than 127.0.0.1 and 0.0.0.0.
+// word (libfoo.so.1.2.3.4, v1.2.3.4) nor a pinned version, other than 127.0.0.1 and 0.0.0.0.
 std::vector<Finding> ipv4_addresses(const std::string& t) {
   std::vector<Finding> found;
   for (size_t pos = 0; pos < t.size(); ++pos) {
     if (!is_digit(t[pos])) continue;
     if (pos > 0 && (is_word(t[pos - 1]) || t[pos - 1] == '.' || t[pos - 1] == '+')) continue;
+    if (after_version_operator(t, pos)) continue;
     size_t p = pos;
     bool ok = true;
     for (int octet = 0; octet < 4 && ok; ++octet) {

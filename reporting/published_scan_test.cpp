@@ -42,6 +42,13 @@ TEST(PublishedScan, LongNumbersAreNeitherAddressesNorOverflow) {
             std::vector<std::string>{});
 }
 
+TEST(PublishedScan, APinnedVersionIsNoAddressALoneEqualsSignStillIs) {
+  EXPECT_EQ(privacy_problems("\"pinned\": \"nvidia-cudnn-cu13==9.26.0.51\" torch>=2.14.0.1 a~=1.2.3.4\n"),
+            std::vector<std::string>{});
+  EXPECT_EQ(privacy_problems("addr=10.1.2.3\n"),
+            std::vector<std::string>{"an IPv4 address on line 1: 10.1.2.3"});
+}
+
 TEST(PublishedScan, EachKindIsFoundWithItsLineAndCount) {
   const auto found = privacy_problems(
       "ok\n\"/tmp/kd-case/report.json\" and /var/lib/x\n"

@@ -437,6 +437,185 @@ def compute(torch, device):
             "synchronized": synchronized, "gradient_source": "autograd"}
 
 
+# ---- the backend's own libraries: cuDNN (MIOpen) and NCCL (RCCL), and torch.compile ----
+
+def compiled_compute(torch, device):
+    """The same computation through torch.compile and its default backend: the product and the
+    loss in the compiled graph, the gradient through the graph autograd compiled for it."""
+    def step(a, b):
+        p = a @ b
+        return p, p.sum() ** 2
+
+    compiled = torch.compile(step)
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float32, device=device,
+                     requires_grad=True)
+    b = torch.tensor([[2.0, 0.0], [0.0, 1.0]], dtype=torch.float32, device=device)
+    p, loss = compiled(a, b)
+    loss.backward()
+    if device != "cpu":
+        torch.cuda.synchronize(device)
+    return {"product": [float(v) for v in p.detach().cpu().reshape(-1).tolist()],
+            "gradient": [float(v) for v in a.grad.detach().cpu().reshape(-1).tolist()],
+            "loss": float(loss.detach().cpu().item()), "backend": "inductor"}
+
+
+def innermost_compile_error(error):
+    """The error behind torch.compile's wrappers (BackendCompilerFailed and its cause)."""
+    seen = set()
+    while id(error) not in seen:
+        seen.add(id(error))
+        inner = getattr(error, "inner_exception", None) or error.__cause__
+        if inner is None:
+            break
+        error = inner
+    return error
+
+
+def compile_facts(error, torch, installed):
+    """What a failed torch.compile shows, and what its toolchain needs: a C++ compiler and the
+    Python headers (inductor's C++ code, on the CPU), triton of the release torch pins and a C
+    compiler for its launcher (on a GPU)."""
+    import shutil
+    import sysconfig
+    import importlib.util
+    inner = innermost_compile_error(error)
+    cxx = ""
+    try:
+        configured = torch._inductor.config.cpp.cxx
+        cxx = configured[-1] if isinstance(configured, (tuple, list)) else str(configured or "")
+    except Exception:
+        pass
+    facts = {"exception": type(inner).__name__, "words": first_line(inner),
+             "cxx_found": bool(shutil.which(cxx or "g++") or shutil.which("c++")),
+             "python_headers": os.path.exists(os.path.join(
+                 sysconfig.get_paths().get("include", ""), "Python.h")),
+             "cc_found": any(shutil.which(c) for c in (os.environ.get("CC", ""), "gcc", "cc",
+                                                       "clang") if c),
+             "triton": "", "triton_pinned": ""}
+    try:
+        if importlib.util.find_spec("triton") is not None:
+            for d in installed:
+                if normalized(d.name) == "triton":
+                    facts["triton"] = d.version
+            facts["triton"] = facts["triton"] or "unknown"
+    except Exception:
+        pass
+    pins = torch_pins(installed)
+    facts["triton_pinned"] = pins.get("triton", "")
+    return facts
+
+
+def compile_stage(channel, torch, device):
+    """--compile: the computation a second time through torch.compile, its caches in the
+    check's private folder (TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR, TMPDIR, set before torch
+    came)."""
+    channel.stage("compile")
+    start = time.monotonic()
+    try:
+        result = compiled_compute(torch, device)
+    except Exception as error:
+        channel.answer("compile", status=2, ms=ms_since(start),
+                       facts=compile_facts(error, torch, installed_once()))
+        return False
+    channel.answer("compile", status=0, ms=ms_since(start), **result)
+    return True
+
+
+def version_text(version):
+    """(9, 26, 0) or 92600 -> "9.26.0"."""
+    if isinstance(version, (tuple, list)):
+        return ".".join(str(int(part)) for part in version[:3])
+    if isinstance(version, int) and version > 0:
+        if version >= 10000:  # cuDNN 9: major * 10000 + minor * 100 + patch
+            return "%d.%d.%d" % (version // 10000, version // 100 % 100, version % 100)
+        return "%d.%d.%d" % (version // 1000, version // 100 % 10, version % 100)
+    return ""
+
+
+def library_origin(prefix, installed):
+    """Where the library this process loaded comes from, in fixed words, and the distribution
+    whose files hold it: "wheel" (a distribution's, named), "ld_library_path" (a folder
+    LD_LIBRARY_PATH names, "cuda_toolkit" for a CUDA toolkit's), or "system"."""
+    paths = [p for p in loaded_objects(prefix) if re.match(re.escape(prefix) + r"\.\d+$",
+                                                             os.path.basename(p))]
+    if not paths:
+        return {"origin": "", "distribution": "", "version": ""}
+    real = os.path.realpath(paths[0])
+    # The distributions named after the library (nvidia-cudnn-cu13 for libcudnn): is the file
+    # loaded one of theirs, wherever links lead? Other RECORDs are never read.
+    key = prefix[3:].split(".")[0].lower()
+    for d in installed:
+        if key not in normalized(d.name):
+            continue
+        for f in d.files():
+            if os.path.basename(f).startswith(prefix) and \
+                    os.path.realpath(os.path.join(d.site, f)) == real:
+                return {"origin": "wheel", "distribution": d.name, "version": d.version}
+    folder = os.path.dirname(real)
+    for entry in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if entry and os.path.realpath(entry) == folder:
+            toolkit = re.search(r"/cuda(-[0-9.]+)?/(lib64|lib|targets/[^/]+/lib)$", folder)
+            return {"origin": "cuda_toolkit" if toolkit else "ld_library_path",
+                    "distribution": "", "version": ""}
+    return {"origin": "system", "distribution": "", "version": ""}
+
+
+def torch_pins(installed):
+    """What torch's own metadata pins, by distribution: {"nvidia-cudnn-cu13": "==9.26.0.51"}."""
+    pins = {}
+    for d in installed:
+        if normalized(d.name) != "torch":
+            continue
+        for line in d.requires:
+            parsed = requirement_of(line)
+            if parsed is not None:
+                pins[normalized(parsed[0])] = parsed[1]
+        break
+    return pins
+
+
+def pinned_of(pins, prefix):
+    """torch's pin of the wheel whose name starts with `prefix` ("nvidia-cudnn-"), as a
+    requirement: "nvidia-cudnn-cu13==9.26.0.51"; "" where it pins none."""
+    for name, specifier in sorted(pins.items()):
+        if name.startswith(prefix):
+            return name + specifier
+    return ""
+
+
+def backend_libraries(torch, installed):
+    """cuDNN (MIOpen on ROCm) and NCCL (RCCL): the version torch was built with, the one it
+    loaded, whether torch refuses it (its own check, torch.backends.cudnn.version()), where the
+    one loaded comes from and the wheel torch pins; read without a GPU or its driver."""
+    pins = torch_pins(installed)
+    hip = bool(getattr(torch.version, "hip", None))
+    found = {}
+    cudnn = getattr(torch._C, "_cudnn", None)
+    if cudnn is not None:
+        entry = {"compiled": "", "runtime": "", "refused": False, "words": ""}
+        try:
+            entry["compiled"] = version_text(cudnn.getCompileVersion())
+            entry["runtime"] = version_text(cudnn.getRuntimeVersion())
+            torch.backends.cudnn.version()
+        except Exception as error:
+            entry["refused"] = True
+            entry["words"] = first_line(error)
+        entry.update(library_origin("libMIOpen.so" if hip else "libcudnn.so", installed))
+        entry["pinned"] = pinned_of(pins, "nvidia-cudnn-")
+        found["miopen" if hip else "cudnn"] = entry
+    nccl_version = getattr(getattr(torch.cuda, "nccl", None), "version", None)
+    if nccl_version is not None and (getattr(torch.version, "cuda", None) or hip):
+        entry = {"runtime": "", "words": ""}
+        try:
+            entry["runtime"] = version_text(nccl_version())
+        except Exception as error:
+            entry["words"] = first_line(error)
+        entry.update(library_origin("librccl.so" if hip else "libnccl.so", installed))
+        entry["pinned"] = pinned_of(pins, "nvidia-nccl-")
+        found["rccl" if hip else "nccl"] = entry
+    return found
+
+
 # ---- the application layer: the distributions that require torch, and the modules asked ----
 
 REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)")
@@ -545,6 +724,16 @@ class Distribution:
         return {"distribution": self.name, "version": version,
                 "requires_torch": self.torch_requirement(),
                 "module": modules[0] if modules else "", "local_tag": local}
+
+
+_INSTALLED = []
+
+
+def installed_once():
+    """distributions(), read once for the run (the backend layer and the application's)."""
+    if not _INSTALLED:
+        _INSTALLED.append(distributions())
+    return _INSTALLED[0]
 
 
 def distributions():
@@ -977,7 +1166,7 @@ def application(channel, torch, modules, weights):
     alone, then each module asked, imported in turn until one fails."""
     channel.stage("application")
     start = time.monotonic()
-    installed = distributions()
+    installed = installed_once()
     listed = [d.facts() for d in installed if d.torch_requirement() is not None]
     channel.answer("extensions_listed", ms=ms_since(start), distributions=listed,
                    torch_cxx11_abi=bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)))
@@ -995,7 +1184,7 @@ def application(channel, torch, modules, weights):
             return
 
 
-def run(channel, gpu, index, modules, weights):
+def run(channel, gpu, index, modules, weights, compile_asked=False):
     channel.stage("import")
     found = torch_found()
     channel.answer("interpreter", python_version=python_version(),
@@ -1033,6 +1222,9 @@ def run(channel, gpu, index, modules, weights):
     except Exception as error:
         channel.answer("library_info", **error_of(error))
         return
+    start = time.monotonic()
+    channel.answer("backend_libraries", libraries=backend_libraries(torch, installed_once()),
+                   ms=ms_since(start))
     if gpu and not (cuda or hip):
         return
 
@@ -1092,6 +1284,8 @@ def run(channel, gpu, index, modules, weights):
             channel.answer("memory", status=0, allocated_bytes=allocated, reserved_bytes=reserved)
         except Exception as error:
             channel.answer("memory", **error_of(error))
+    if compile_asked and not compile_stage(channel, torch, device):
+        return
     application(channel, torch, modules, weights)
 
 
@@ -1099,8 +1293,17 @@ def main():
     channel = Channel()
     gpu, index = sys.argv[1] == "cuda", int(sys.argv[2])
     asked = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+    folder = asked.get("private_folder", "")
+    if folder:
+        # Before torch comes: inductor's and triton's caches and any temporary file go to the
+        # check's private folder, which the check removes, and nowhere else (torchvision's
+        # import makes inductor's cache folder, for one).
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(folder, "inductor")
+        os.environ["TRITON_CACHE_DIR"] = os.path.join(folder, "triton")
+        os.environ["TMPDIR"] = folder
     try:
-        run(channel, gpu, index, asked.get("imports", []), asked.get("weights", []))
+        run(channel, gpu, index, asked.get("imports", []), asked.get("weights", []),
+            bool(asked.get("compile")))
     except BaseException as error:  # the probe's own defect: said, never a pass
         channel.answer("probe_failed", message=first_line(error) or type(error).__name__)
     channel.send(event="done")

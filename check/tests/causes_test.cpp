@@ -237,6 +237,8 @@ TEST(Catalogue, LayersAndOutcomesAgree) {
       {kStableProbe, {Outcome::TorchImportFailed}},
       {kApplication, {Outcome::ExtensionImportFailed}},
       {kWeights, {Outcome::WeightsUnusable}},
+      {kBackendLibraries, {Outcome::BackendLibraryMismatch}},
+      {kCompile, {Outcome::CompileFailed}},
   };
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);
@@ -1151,6 +1153,72 @@ TEST(CauseWords, AWeightsFileIsNamedByItsBaseNameWithWhatWasFound) {
   EXPECT_TRUE(has(words.what, "(its mode is 0600, and it belongs to another user)")) << words.what;
 }
 
+// ---- the backend's own libraries, torch.compile ----
+
+BackendLibrary cudnn_found(const std::string& origin, bool refused) {
+  BackendLibrary l;
+  l.name = "cudnn";
+  l.compiled = "9.26.0";
+  l.runtime = refused ? "9.19.0" : "9.26.0";
+  l.refused = refused;
+  l.origin = origin;
+  l.pinned = "nvidia-cudnn-cu13==9.26.0.51";
+  return l;
+}
+
+TEST(RecogniseBackendLibrary, ARefusedCudnnByWhereItComesFrom) {
+  EXPECT_EQ(recognise_backend_library(cudnn_found("system", false)), std::nullopt);
+  EXPECT_EQ(recognise_backend_library(cudnn_found("system", true)), CauseId::CudnnFromSystem);
+  EXPECT_EQ(recognise_backend_library(cudnn_found("cuda_toolkit", true)),
+            CauseId::CudnnFromLibraryPath);
+  EXPECT_EQ(recognise_backend_library(cudnn_found("ld_library_path", true)),
+            CauseId::CudnnFromLibraryPath);
+  EXPECT_EQ(recognise_backend_library(cudnn_found("other_wheel", true)), CauseId::CudnnOtherRelease);
+  BackendLibrary nccl;
+  nccl.name = "nccl";
+  nccl.runtime = "2.30.7";
+  nccl.pinned = "nvidia-nccl-cu13==2.30.7";
+  EXPECT_EQ(recognise_backend_library(nccl), std::nullopt);
+  nccl.runtime = "2.28.3";
+  EXPECT_EQ(recognise_backend_library(nccl), CauseId::NcclNotPinned);
+}
+
+TEST(CauseWords, ARefusedCudnnNamesBothVersionsWhereItComesFromAndThePin) {
+  BackendLibrary l = cudnn_found("system", true);
+  FactSources sources;
+  sources.library = &l;
+  sources.torch_version = "2.15.0";
+  Cause words = cause_words(CauseId::CudnnFromSystem, cause_facts(sources, Sanitizer({})));
+  EXPECT_EQ(words.what, "torch 2.15.0 refuses the cuDNN it loaded: it was built with cuDNN 9.26.0 "
+                        "and found 9.19.0, from the system's library path (ld.so.cache).");
+  EXPECT_TRUE(has(words.next_action,
+                  "python -m pip install --force-reinstall \"nvidia-cudnn-cu13==9.26.0.51\""))
+      << words.next_action;
+}
+
+TEST(RecogniseCompile, WhatTheToolchainLacks) {
+  CompileFacts cpu;
+  cpu.exception = "InvalidCxxCompiler";
+  cpu.cxx_found = false;
+  EXPECT_EQ(recognise_compile(cpu), CauseId::CompileNoCxxCompiler);
+  cpu.exception = "CppCompileError";
+  cpu.cxx_found = true;
+  cpu.python_headers = false;
+  EXPECT_EQ(recognise_compile(cpu), CauseId::CompilePythonHeadersMissing);
+  cpu.python_headers = true;
+  EXPECT_EQ(recognise_compile(cpu), CauseId::CompileError);
+  CompileFacts gpu;
+  gpu.gpu = true;
+  gpu.triton = "3.8.0";
+  gpu.triton_pinned = "~=3.9.0";
+  EXPECT_EQ(recognise_compile(gpu), CauseId::CompileTritonMismatch);
+  gpu.triton = "3.9.1";
+  gpu.cc_found = false;
+  EXPECT_EQ(recognise_compile(gpu), CauseId::CompileNoCCompiler);
+  gpu.cc_found = true;
+  EXPECT_EQ(recognise_compile(gpu), CauseId::CompileError);
+}
+
 TEST(Demangled, NamesAndAbis) {
   EXPECT_EQ(demangled("_ZNK3c1010TensorImpl15decref_pyobjectEv"),
             "c10::TensorImpl::decref_pyobject() const");
@@ -1200,6 +1268,11 @@ TEST(CauseWords, EveryPlaceholderOfEveryRowIsAFactTheCheckGives) {
   weights.file = "model.safetensors";
   parent.weights = &weights;
   parent.torch_version = "2.15.0";
+  BackendLibrary cudnn;
+  cudnn.name = "cudnn";
+  parent.library = &cudnn;
+  CompileFacts compile;
+  parent.compile = &compile;
   for (const auto& [name, value] : cause_facts(parent, Sanitizer({}))) f.emplace(name, value);
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);

@@ -35,6 +35,8 @@ const std::vector<ExpectedRow> kContract = {
     {Outcome::OutputWriteFailed, "OUTPUT_WRITE_FAILED", 12},
     {Outcome::ExtensionImportFailed, "EXTENSION_IMPORT_FAILED", 13},
     {Outcome::WeightsUnusable, "WEIGHTS_UNUSABLE", 14},
+    {Outcome::BackendLibraryMismatch, "BACKEND_LIBRARY_MISMATCH", 15},
+    {Outcome::CompileFailed, "COMPILE_FAILED", 16},
 };
 
 // The loops below walk the contract's list; this one walks the check's own
@@ -121,7 +123,7 @@ TEST(Outcome, EveryRowSaysWhatHappenedAndWhatToDo) {
 TEST(Stage, NamesInContractOrder) {
   const std::vector<std::pair<Stage, const char*>> order = {
       {Stage::Import, "import"},   {Stage::Backend, "backend"}, {Stage::Device, "device"},
-      {Stage::Compute, "compute"}, {Stage::Application, "application"},
+      {Stage::Compute, "compute"}, {Stage::Compile, "compile"}, {Stage::Application, "application"},
       {Stage::Output, "output"},   {Stage::Complete, "complete"},
   };
   for (size_t i = 0; i < order.size(); ++i) {

@@ -24,14 +24,15 @@ WorkerFindings fold(const std::vector<std::string>& lines) {
 TEST(Protocol, SkeletonsHaveTheReportKeysInOrderAllNull) {
   ojson p = pytorch_skeleton();
   EXPECT_EQ(keys_of(p), (std::vector<std::string>{"version", "cuda", "hip", "backend",
-                                                  "gpu_available", "visible_device_count"}));
+                                                  "gpu_available", "visible_device_count",
+                                                  "cudnn", "nccl", "miopen", "rccl"}));
   for (const auto& item : p.items()) EXPECT_TRUE(item.value().is_null()) << item.key();
 
   ojson e = execution_skeleton();
   EXPECT_EQ(keys_of(e),
             (std::vector<std::string>{"device", "device_name", "capability", "product_verified",
                                       "gradient_verified", "loss", "synchronized",
-                                      "gradient_source", "timings_ms", "memory"}));
+                                      "gradient_source", "timings_ms", "memory", "compile"}));
   EXPECT_EQ(keys_of(e["timings_ms"]),
             (std::vector<std::string>{"load", "device_init", "compute"}));
   for (const auto& item : e["timings_ms"].items()) EXPECT_TRUE(item.value().is_null());

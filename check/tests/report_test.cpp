@@ -26,7 +26,7 @@ const std::vector<Outcome> kAllOutcomes = {
     Outcome::GpuUnavailable,  Outcome::DeviceIndexInvalid, Outcome::CheckFailed,
     Outcome::OutOfMemory,     Outcome::RuntimeError,      Outcome::Timeout,
     Outcome::WorkerFailed,    Outcome::OutputWriteFailed, Outcome::ExtensionImportFailed,
-    Outcome::WeightsUnusable,
+    Outcome::WeightsUnusable, Outcome::BackendLibraryMismatch, Outcome::CompileFailed,
 };
 
 const Sanitizer kNoSecrets({});
@@ -45,7 +45,8 @@ void expect_contract_shape(const ojson& r) {
   EXPECT_EQ(tool[0], "name");
   EXPECT_EQ(tool[1], "version");
   EXPECT_EQ(keys_of(r["requested"]),
-            (Keys{"device", "device_index", "timeout_s", "host_check", "imports", "weights"}));
+            (Keys{"device", "device_index", "timeout_s", "host_check", "imports", "weights",
+                  "compile"}));
   EXPECT_TRUE(r["requested"]["imports"].is_array());
   EXPECT_TRUE(r["warnings"].is_array());
   // Only the python probe reaches the application layer.
@@ -58,12 +59,13 @@ void expect_contract_shape(const ojson& r) {
   EXPECT_TRUE(r["runtime"]["python_environment"].is_null());
   EXPECT_TRUE(r["runtime"]["python_version"].is_null());
   EXPECT_EQ(keys_of(r["pytorch"]), (Keys{"version", "cuda", "hip", "backend", "gpu_available",
-                                         "visible_device_count", "import_warnings"}));
+                                         "visible_device_count", "cudnn", "nccl", "miopen",
+                                         "rccl", "import_warnings"}));
   EXPECT_TRUE(r["pytorch"]["import_warnings"].is_null());
   EXPECT_EQ(keys_of(r["execution"]),
             (Keys{"device", "device_name", "capability", "product_verified",
                   "gradient_verified", "loss", "synchronized", "gradient_source", "timings_ms",
-                  "memory"}));
+                  "memory", "compile"}));
   EXPECT_EQ(keys_of(r["execution"]["timings_ms"]), (Keys{"load", "device_init", "compute"}));
   EXPECT_TRUE(r["host"].is_null() || r["host"].is_object());
   if (r["host"].is_object()) {

@@ -1,0 +1,40 @@
+#include "compile_facts.hpp"
+
+#include "version_spec.hpp"
+
+namespace kd {
+namespace {
+
+std::string text(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool flag(const nlohmann::json& object, const char* key, bool otherwise) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() ? it->get<bool>() : otherwise;
+}
+
+}  // namespace
+
+CompileFacts compile_facts_of(const nlohmann::json& facts, bool gpu) {
+  CompileFacts c;
+  c.gpu = gpu;
+  if (!facts.is_object()) return c;
+  c.exception = text(facts, "exception");
+  c.words = text(facts, "words");
+  c.cxx_found = flag(facts, "cxx_found", true);
+  c.python_headers = flag(facts, "python_headers", true);
+  c.cc_found = flag(facts, "cc_found", true);
+  c.triton = text(facts, "triton");
+  c.triton_pinned = text(facts, "triton_pinned");
+  return c;
+}
+
+bool triton_mismatch(const CompileFacts& c) {
+  if (c.triton.empty()) return true;
+  if (c.triton_pinned.empty()) return false;
+  return satisfies(c.triton, c.triton_pinned) == std::optional<bool>(false);
+}
+
+}  // namespace kd

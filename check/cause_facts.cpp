@@ -336,7 +336,7 @@ void weights_facts(const FactSources& in, const Sanitizer& s, Facts& facts) {
 
 // Where a library of the backend torch loaded comes from, in words.
 std::string origin_words(const BackendLibrary& l) {
-  const std::string wheel = Sanitizer::token(l.distribution) + " " + Sanitizer::token(l.version);
+  const std::string wheel = Sanitizer::token(l.distribution) + "==" + Sanitizer::token(l.version);
   if (l.origin == "pinned_wheel") return "the wheel torch pins (" + wheel + ")";
   if (l.origin == "other_wheel") return "the wheel " + wheel + ", not the release torch pins";
   if (l.origin == "cuda_toolkit") return "a CUDA toolkit's folder that LD_LIBRARY_PATH names";

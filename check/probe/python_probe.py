@@ -583,6 +583,25 @@ def pinned_of(pins, prefix):
     return ""
 
 
+def cudnn_refusal(compiled, runtime, is_cuda):
+    """torch's own rule for the cuDNN (MIOpen) it loaded, as torch.backends.cudnn applies it
+    (the same major; from cuDNN 7 a minor at least the one built with; MIOpen's exactly), in
+    its words; "" where torch accepts it. torch.backends.cudnn.version() itself is not called:
+    it asks torch.cuda.is_available(), which loads the GPU driver, in CPU mode too."""
+    if os.environ.get("PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK", "0") == "1":
+        return ""
+    if runtime[0] != compiled[0]:
+        accepted = False
+    elif runtime[0] < 7 or not is_cuda:
+        accepted = runtime[1] == compiled[1]
+    else:
+        accepted = runtime[1] >= compiled[1]
+    if accepted:
+        return ""
+    return ("cuDNN version incompatibility: PyTorch was compiled against %s but found runtime "
+            "version %s" % (tuple(compiled), tuple(runtime)))
+
+
 def backend_libraries(torch, installed):
     """cuDNN (MIOpen on ROCm) and NCCL (RCCL): the version torch was built with, the one it
     loaded, whether torch refuses it (its own check, torch.backends.cudnn.version()), where the
@@ -594,9 +613,10 @@ def backend_libraries(torch, installed):
     if cudnn is not None:
         entry = {"compiled": "", "runtime": "", "refused": False, "words": ""}
         try:
-            entry["compiled"] = version_text(cudnn.getCompileVersion())
-            entry["runtime"] = version_text(cudnn.getRuntimeVersion())
-            torch.backends.cudnn.version()
+            compiled, runtime = cudnn.getCompileVersion(), cudnn.getRuntimeVersion()
+            entry["compiled"], entry["runtime"] = version_text(compiled), version_text(runtime)
+            entry["words"] = cudnn_refusal(compiled, runtime, not hip)
+            entry["refused"] = bool(entry["words"])
         except Exception as error:
             entry["refused"] = True
             entry["words"] = first_line(error)

@@ -1112,8 +1112,9 @@ constexpr CauseWords kWords[] = {
     // ---- backend: the backend's own libraries (the python probe) ----
     {CauseId::CudnnFromLibraryPath,
      "a cuDNN torch refuses, taken from a folder LD_LIBRARY_PATH names",
-     "torch.backends.cudnn.version() raises (torch's own check of the runtime's version against "
-     "the one it was built with) while the library loaded is in a folder of LD_LIBRARY_PATH",
+     "torch's own rule (torch.backends.cudnn's check of the runtime's version against the one it "
+     "was built with, applied without asking for a GPU) refuses it while the library loaded is "
+     "in a folder of LD_LIBRARY_PATH",
      "torch {torch_version} refuses the {dnn} it loaded: it was built with {dnn} "
      "{dnn_compiled} and found {dnn_runtime}, from {dnn_origin}.",
      "Take that folder off LD_LIBRARY_PATH, or put it after the folders of torch's own "
@@ -1121,7 +1122,7 @@ constexpr CauseWords kWords[] = {
      "\"{dnn_pinned}\" where it is missing)."},
     {CauseId::CudnnOtherRelease,
      "a cuDNN torch refuses, from another release's wheel",
-     "torch.backends.cudnn.version() raises while the library loaded is a distribution's files "
+     "torch's own rule refuses it while the library loaded is a distribution's files "
      "(its RECORD lists it) of another release or name than torch's Requires-Dist pins",
      "torch {torch_version} refuses the {dnn} it loaded: it was built with {dnn} "
      "{dnn_compiled} and found {dnn_runtime}, from {dnn_origin}.",
@@ -1129,7 +1130,7 @@ constexpr CauseWords kWords[] = {
      "with this environment's python (another package's pin may have replaced it)."},
     {CauseId::CudnnFromSystem,
      "a cuDNN torch refuses, from the system's library path",
-     "torch.backends.cudnn.version() raises while the library loaded is found through the "
+     "torch's own rule refuses it while the library loaded is found through the "
      "system's library path (ld.so.cache: a CUDA toolkit's, a distribution's package)",
      "torch {torch_version} refuses the {dnn} it loaded: it was built with {dnn} "
      "{dnn_compiled} and found {dnn_runtime}, from {dnn_origin}.",

@@ -14,7 +14,8 @@
 // gives it to every case of the suite it registers.
 //
 // Placeholders in arguments, variables and paths: {tmp} is the case's own
-// fresh folder, {fixtures} the folder of the built fixtures. In an expected
+// fresh folder, {fixtures} the folder of the built fixtures, {python} the
+// interpreter the python probe runs (python3 where there is none). In an expected
 // field's text: {gpu_index}, the GPU the case was given, and {probe}, the kind
 // of probe that serves the certified check ("libtorch", "stable_abi" or "python").
 #pragma once

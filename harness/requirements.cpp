@@ -174,7 +174,8 @@ std::optional<Unmet> probe_torch_wheel_site(const Runner& r) {
 // The application layer's distributions of ci/setup, each in its folder.
 const char* const kApplicationDistributions[] = {"torchvision-0.29.2", "torchvision-0.24.1",
                                                  "pillow-13.0.0", "numpy-2.4.6",
-                                                 "safetensors-0.8.0"};
+                                                 "safetensors-0.8.0",
+                                                 "nvidia-cudnn-cu13-9.24.1.1"};
 
 std::optional<Unmet> probe_application_distributions(const Runner&) {
   for (const char* folder : kApplicationDistributions) {
@@ -213,6 +214,25 @@ std::optional<Unmet> probe_git_lfs(const Runner&) {
   kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(20), {});
   if (run.status.exited() && run.status.code == 0) return met();
   return skip("needs git and git-lfs on PATH (Debian's git-lfs, ci/setup --torch pypi)");
+}
+
+std::optional<Unmet> probe_system_cudnn(const Runner&) {
+  kd::SpawnSpec spec;
+  spec.argv = {"/bin/sh", "-c", "/sbin/ldconfig -p | grep -q 'libcudnn\\.so\\.9 '"};
+  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(20), {});
+  if (run.status.exited() && run.status.code == 0) return met();
+  return skip("needs a cuDNN 9 in the system's library path (ld.so.cache: the CUDA toolkit's "
+              "libcudnn.so.9), which torch finds without its wheel's");
+}
+
+std::optional<Unmet> probe_cxx_compiler(const Runner&) {
+  kd::SpawnSpec spec;
+  spec.argv = {"/bin/sh", "-c", "command -v \"${CXX:-g++}\" || command -v c++"};
+  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(20), {});
+  if (run.status.exited() && run.status.code == 0) return met();
+  return skip("needs a C++ compiler on PATH (CXX, g++ or c++), which torch.compile's inductor "
+              "calls on the CPU; without one, --compile fails as compile_without_a_cxx_compiler "
+              "shows");
 }
 
 std::optional<Unmet> probe_other_python_torch(const Runner&) {
@@ -512,6 +532,12 @@ std::vector<Entry> runner_and_check_entries() {
        probe_distribution_torch},
       {{R::GitLfs, "git-lfs", "git and git-lfs, to clone a repository without its LFS objects"},
        probe_git_lfs},
+      {{R::SystemCudnn, "system-cudnn",
+        "a cuDNN 9 in the system's library path (ld.so.cache), as a CUDA toolkit installs it"},
+       probe_system_cudnn},
+      {{R::CxxCompiler, "cxx-compiler",
+        "a C++ compiler on PATH (CXX, g++ or c++), which torch.compile's inductor calls"},
+       probe_cxx_compiler},
   };
 }
 

@@ -35,6 +35,8 @@ enum class Requirement {
   BuiltExtensions,   // extensions built with torch.utils.cpp_extension against the wheel's torch
   DistributionTorch,  // another torch than the wheel's for the same CPython: Debian's python3-torch
   GitLfs,           // git and git-lfs, to clone a repository without fetching its LFS objects
+  SystemCudnn,      // a cuDNN in the system's library path (ld.so.cache), as a CUDA toolkit has
+  CxxCompiler,      // a C++ compiler on PATH (CXX, g++ or c++), as torch.compile's inductor calls
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace

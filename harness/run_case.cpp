@@ -433,6 +433,7 @@ std::string expand(const std::string& text, const std::string& tmp, const std::s
   std::string s = text;
   kd::replace_all(s, "{tmp}", tmp);
   kd::replace_all(s, "{fixtures}", runner().fixtures_dir);
+  kd::replace_all(s, "{python}", runner().python.value_or("python3"));
   kd::replace_all(s, "{copy}", copy);
   return s;
 }

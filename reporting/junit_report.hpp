@@ -64,7 +64,7 @@ struct ReportSuite {
 // The layers of the contract, bottom up, in the order the check walks them (its stages before
 // output and complete): each needs the one below to hold. The one list the page's ladder and the
 // fleet view use.
-inline constexpr const char* kLayers[] = {"import", "backend", "device", "compute",
+inline constexpr const char* kLayers[] = {"import", "backend", "device", "compute", "compile",
                                           "application"};
 
 struct Counts {

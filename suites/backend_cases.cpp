@@ -1,10 +1,16 @@
 // Layer "backend": what the loaded libtorch declares (CUDA, HIP or neither).
 // A GPU is required by default and never silently replaced by the CPU.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <sstream>
 
 #include "util/files.hpp"
 #include "layer_test.hpp"
+#include "manipulations.hpp"
+#include "requirements.hpp"
 #include "run_case.hpp"
+#include "runner.hpp"
 
 namespace {
 
@@ -42,6 +48,126 @@ std::vector<std::string> driver_requests(const kdh::CaseRun& run) {
     if (!is_load_time_probe(caller)) requests.push_back(line);
   }
   return requests;
+}
+
+// ---- the backend's own libraries: cuDNN ----
+
+// `from`'s entries linked into the new folder `to`, but `left_out`; "" or why not.
+std::string folder_of_links(const std::string& from, const std::string& to,
+                            const std::vector<std::string>& left_out) {
+  if (mkdir(to.c_str(), 0755) != 0) return "cannot make " + to;
+  return kdh::link_installed(from, to, left_out);
+}
+
+// {tmp}/venv: the torch wheel as pip installed it without the cuDNN it pins (nvidia/cudnn and
+// its dist-info), as `pip uninstall nvidia-cudnn-cu13` leaves it, and with `replacement` (a
+// folder of ci/setup's, as pip install --target leaves another release) where given. torch's
+// folder and its lib/ are folders of their own, so that the loader's $ORIGIN stays in the
+// environment: libtorch_cuda finds its cuDNN where pip put it, or, without it, where the system
+// has one.
+kdh::Preparation environment_without_pinned_cudnn(std::string replacement) {
+  return [replacement](const std::string& tmp) -> std::string {
+    const std::string wheel = kdh::torch_wheel_site_packages(kdh::runner());
+    if (wheel.empty()) return "no torch wheel's site-packages to make an environment from";
+    if (std::string why = kdh::make_virtual_environment(tmp + "/venv"); !why.empty()) return why;
+    const std::string site = kdh::virtual_environment_site(tmp + "/venv");
+    std::vector<std::string> left_out = {"torch", "nvidia"};
+    for (const std::string& name : kd::folder_entries(wheel)) {
+      if (name.rfind("nvidia_cudnn_", 0) == 0) left_out.push_back(name);
+    }
+    if (std::string why = kdh::link_installed(wheel, site, left_out); !why.empty()) return why;
+    if (std::string why = folder_of_links(wheel + "/torch", site + "/torch", {"lib"}); !why.empty()) {
+      return why;
+    }
+    if (std::string why = folder_of_links(wheel + "/torch/lib", site + "/torch/lib", {});
+        !why.empty()) {
+      return why;
+    }
+    if (std::string why = folder_of_links(wheel + "/nvidia", site + "/nvidia", {"cudnn"});
+        !why.empty()) {
+      return why;
+    }
+    if (replacement.empty()) return "";
+    const std::string other = kdh::application_distribution(replacement);
+    if (other.empty()) return "no " + replacement + " installed";
+    if (std::string why = kdh::link_installed(other + "/nvidia", site + "/nvidia"); !why.empty()) {
+      return why;
+    }
+    return kdh::link_installed(other, site, {"nvidia"});
+  };
+}
+
+Case cudnn_case(const std::string& id, kdh::Preparation prepare, const std::string& what,
+                kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
+      .needs(Requirement::TorchWheelSite)
+      .needs(Requirement::CudaBackend)
+      .prepare(std::move(prepare), what)
+      .env("KERNODECK_TORCH_PYTHON", "{tmp}/venv/bin/python3")
+      .with_privacy_canaries()
+      .expect_field("/tool/probe", "python")
+      .expect_report_lacks("{tmp}");
+}
+
+std::vector<Case> cudnn_cases() {
+  return {
+      cudnn_case("cudnn_of_the_system_refused", environment_without_pinned_cudnn(""),
+                 "the torch wheel without the cuDNN it pins (pip uninstall nvidia-cudnn-cu13): "
+                 "libtorch_cuda takes the system's, the CUDA toolkit's cuDNN of ld.so.cache")
+          .guards("a cuDNN torch refuses is BACKEND_LIBRARY_MISMATCH (15) at the backend stage, "
+                  "before the device, naming both versions, where it comes from and torch's pin")
+          .needs(Requirement::SystemCudnn)
+          .outcome("BACKEND_LIBRARY_MISMATCH", "backend")
+          .expect_field("/error/type", "CudnnFromSystem")
+          .expect_field("/pytorch/cudnn/compiled", "9.26.0")
+          .expect_field("/pytorch/cudnn/accepted", false)
+          .expect_field("/pytorch/cudnn/origin", "system")
+          .expect_field("/pytorch/cudnn/pinned", "nvidia-cudnn-cu13==9.26.0.51")
+          .expect_field_contains("/message", "built with cuDNN 9.26.0 and found 9.")
+          .expect_field_contains("/message", "the system's library path")
+          .expect_field_contains("/message",
+                                 "pip install --force-reinstall \"nvidia-cudnn-cu13==9.26.0.51\"")
+          .expect_null("/execution/device"),
+      cudnn_case("cudnn_of_the_system_warns_on_the_cpu", environment_without_pinned_cudnn(""),
+                 "the torch wheel without the cuDNN it pins, --device cpu")
+          .guards("on the CPU the verdict stands: a cuDNN torch refuses is a warning, with the "
+                  "facts")
+          .needs(Requirement::SystemCudnn)
+          .args({"--device", "cpu"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/pytorch/cudnn/accepted", false)
+          .expect_field("/warnings/0/stage", "backend")
+          .expect_field("/warnings/0/type", "CudnnFromSystem")
+          .expect_stderr_contains("warning (backend, CudnnFromSystem)"),
+      cudnn_case("cudnn_of_another_release_refused",
+                 environment_without_pinned_cudnn("nvidia-cudnn-cu13-9.24.1.1"),
+                 "the torch wheel with nvidia-cudnn-cu13==9.24.1.1's files in place of the release "
+                 "it pins, as another package's pin leaves them")
+          .guards("a cuDNN of another release than torch pins, which torch refuses, is "
+                  "BACKEND_LIBRARY_MISMATCH (15) naming that release and the reinstall")
+          .needs(Requirement::ApplicationDistributions)
+          .outcome("BACKEND_LIBRARY_MISMATCH", "backend")
+          .expect_field("/error/type", "CudnnOtherRelease")
+          .expect_field("/pytorch/cudnn/runtime", "9.24.1")
+          .expect_field("/pytorch/cudnn/origin", "other_wheel")
+          .expect_field_contains("/message", "the wheel nvidia-cudnn-cu13==9.24.1.1, not the "
+                                             "release torch pins")
+          .expect_field_contains("/message", "--force-reinstall"),
+      Case("cudnn_and_nccl_in_every_report")
+          .guards("every report of the torch wheel's import names its cuDNN and NCCL: the "
+                  "versions, torch's acceptance, where they come from, torch's pins")
+          .needs(Requirement::PythonProbe)
+          .needs(Requirement::CudaBackend)
+          .args({"--device", "cpu"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/pytorch/cudnn/compiled", "9.26.0")
+          .expect_field("/pytorch/cudnn/runtime", "9.26.0")
+          .expect_field("/pytorch/cudnn/accepted", true)
+          .expect_field("/pytorch/cudnn/origin", "pinned_wheel")
+          .expect_field("/pytorch/nccl/origin", "pinned_wheel")
+          .expect_field("/pytorch/nccl/pinned", "nvidia-nccl-cu13==2.30.7")
+          .expect_field("/warnings", kdh::json::array()),
+  };
 }
 
 std::vector<Case> backend_cases() {
@@ -136,4 +262,10 @@ std::vector<Case> backend_cases() {
 
 }  // namespace
 
-KERNODECK_LAYER(backend, backend_cases());
+std::vector<Case> all_backend_cases() {
+  std::vector<Case> cases = backend_cases();
+  for (Case& c : cudnn_cases()) cases.push_back(std::move(c));
+  return cases;
+}
+
+KERNODECK_LAYER(backend, all_backend_cases());

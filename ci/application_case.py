@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The application cases of KIT/run OUT --import MODULE... --weights FILE... and of ci/conformance
-(KERNODECK_IMPORTS, KERNODECK_WEIGHTS): one case per module of the application and one per
-weights file it loads, run by CTest with the conformance suite, so that the certificate (junit.xml,
+"""The application cases of KIT/run OUT --import MODULE... --weights FILE... --compile and of
+ci/conformance (KERNODECK_IMPORTS, KERNODECK_WEIGHTS, KERNODECK_COMPILE): one case per module of
+the application, one per weights file it loads and one for torch.compile, run by CTest with the conformance suite, so that the certificate (junit.xml,
 summary.md, index.html) holds each as it holds every case, through the same report tool. Standard
 library only: the image under test may hold nothing else.
 
 ASKED below is what the check is asked, as its own options say it: --import MODULE and
---weights FILE, each repeatable, in any order.
+--weights FILE, each repeatable, and --compile, in any order.
 
   application_case.py asked ASKED...
       prints ASKED as the cases take it, one word a line: each module once, in the order given;
@@ -15,7 +15,7 @@ ASKED below is what the check is asked, as its own options say it: --import MODU
       that is not a module's dotted Python name (the check's own rule); an empty file name, one
       ending in '/' or whose base name is '.' or '..' (a folder's), one with a control character,
       or two files of one base name (the base name names the file's case); so that KIT/run
-      refuses it before it writes anything.
+      refuses it before it writes anything. --compile is printed once, alone on its line.
   application_case.py register TREE CHECK OUT ASKED...
       adds the case of each module and file to TREE, the run's copy of CTest's files or a build
       tree whose next configure writes them anew (its suites/ folder; labels conformance and
@@ -38,6 +38,13 @@ ASKED below is what the check is asked, as its own options say it: --import MODU
       (the --device cpu run's, unless only the default device's run failed in the application
       layer), the other run's beside it (application.MODULE.default-run.json or
       application.MODULE.cpu-run.json: a '-' is never in a module's name).
+  application_case.py run CHECK OUT --compile
+      torch.compile's case, compile.kit/torch_compile (in the certificate kernodeck.compile,
+      torch_compile): the check run twice, --device cpu --compile (inductor's C++ toolchain) then
+      --compile on the default device (triton's on a GPU), each within COMPILE_RUN_TIMEOUT_S,
+      weighed as a module's runs are, in the compile layer: the case fails when a run failed at
+      stage compile (COMPILE_FAILED: what the toolchain lacks, and what to install) or the
+      --device cpu run did not reach it. Its report is OUT/cases/compile.torch_compile.json.
   application_case.py run CHECK OUT --weights FILE
       FILE's case: the check run once, --device cpu --weights FILE, without the modules asked
       (each case asks one thing). The check opens weights on the CPU whatever the device
@@ -66,6 +73,9 @@ MODULE_NAME_LIMIT = 200
 # seconds.
 CASE_TIMEOUT_S = 180
 RUN_TIMEOUT_S = 80
+# A first torch.compile takes tens of seconds on a small machine (README, --compile): the check
+# is given this less 20 s as its --timeout, the most it takes (120).
+COMPILE_RUN_TIMEOUT_S = 140
 
 
 def names(modules):
@@ -83,6 +93,8 @@ def names(modules):
 class Module:
     """A module of the application (--import MODULE): its case imports it."""
     option = "--import"
+    layer = LAYER
+    run_timeout_s, case_timeout_s = RUN_TIMEOUT_S, CASE_TIMEOUT_S
     # The case's CTest name, as the suite names its own ("<layer>.run/<id>"); the certificate's
     # classname is the part before the first '.', its name (the case's id) the part after the
     # last '/'.
@@ -95,6 +107,9 @@ class Module:
 
     def __init__(self, module):
         self.asked = self.id = self.shown = names([module])[0]
+
+    def arguments(self):
+        return [self.option, self.asked]
 
     def intro(self):
         return (f"the check imports {self.shown} after its computation, in the interpreter and "
@@ -123,6 +138,8 @@ class WeightsFile:
     """A weights file of the application (--weights FILE): its case opens it as the application
     loads it. `asked` is its absolute path; the case's lines and id name its base name only."""
     option = "--weights"
+    layer = LAYER
+    run_timeout_s, case_timeout_s = RUN_TIMEOUT_S, CASE_TIMEOUT_S
     ctest = LAYER + ".weights/{id}"
     runs = (("cpu-run", ["--device", "cpu"], "--device cpu --weights .../{shown}"),)
     done = "opened"
@@ -142,6 +159,9 @@ class WeightsFile:
         self.asked = "/" + "/".join(p for p in absolute.split("/") if p not in ("", "."))
         self.id = "weights-" + self.shown
 
+    def arguments(self):
+        return [self.option, self.asked]
+
     def intro(self):
         return (f"the check opens the weights file {self.shown} after its computation, as the "
                 f"application loads it, in the interpreter and torch it ran it with, with "
@@ -160,16 +180,58 @@ class WeightsFile:
                            + (f", with torch {torch}" if torch else "") + ", with --device cpu")
 
 
-KINDS = {kind.option: kind for kind in (Module, WeightsFile)}
+class Compiled:
+    """torch.compile (--compile): its case runs the computation through it, as the application
+    does at its start, with the image's toolchain."""
+    option = "--compile"
+    layer = "compile"
+    run_timeout_s, case_timeout_s = COMPILE_RUN_TIMEOUT_S, 2 * COMPILE_RUN_TIMEOUT_S + 20
+    ctest = "compile.kit/{id}"
+    timeout = ["--timeout", str(COMPILE_RUN_TIMEOUT_S - 20)]
+    runs = (("cpu-run", ["--device", "cpu", *timeout], "--device cpu --compile"),
+            ("default-run", timeout, "--compile (the default device)"))
+    done = "compiled"
+
+    def __init__(self, _=""):
+        self.asked, self.id, self.shown = "", "torch_compile", "torch.compile"
+
+    def arguments(self):
+        return [self.option]
+
+    def intro(self):
+        return ("the check runs its computation a second time through torch.compile after the "
+                "eager one, in the interpreter and torch it ran it with, with the image's "
+                "toolchain: once with --device cpu (inductor's C++), once with the default device "
+                "(triton on a GPU)")
+
+    def certified(self, cpu, default):
+        def words(run):
+            compiled = (run.field("execution") or {}).get("compile") or {}
+            return f"backend {compiled.get('backend')}, {compiled.get('seconds')} s"
+        line = f"torch.compile verified: {words(cpu)} with --device cpu"
+        if default.passed():
+            device = (default.field("execution") or {}).get("device")
+            return True, cpu, line + f"; {words(default)} with the default device ({device})"
+        return True, cpu, (line + f"; the default device did not reach the {self.layer} layer "
+                           f"({default.answer()}): the cases of layer {default.field('stage')} "
+                           f"answer for it")
+
+
+KINDS = {kind.option: kind for kind in (Module, WeightsFile, Compiled)}
 
 
 def parse(words):
-    """The (option, value) pairs of ASKED words; a ValueError for any other word."""
+    """The (option, value) pairs of ASKED words (--compile's value ""); a ValueError for any
+    other word."""
     words, pairs = list(words), []
     while words:
         option = words.pop(0)
         if option not in KINDS:
-            raise ValueError(f"'{option}' is neither --import MODULE nor --weights FILE")
+            raise ValueError(f"'{option}' is neither --import MODULE, --weights FILE nor "
+                             "--compile")
+        if option == Compiled.option:
+            pairs.append((option, ""))
+            continue
         if not words:
             raise ValueError(f"{option} needs a value")
         pairs.append((option, words.pop(0)))
@@ -181,7 +243,7 @@ def asked(pairs, cwd=None):
     that cannot be asked, or two files whose cases would have one name."""
     cases = []
     for option, value in pairs:
-        case = WeightsFile(value, cwd) if option == WeightsFile.option else Module(value)
+        case = WeightsFile(value, cwd) if option == WeightsFile.option else KINDS[option](value)
         same = next((c for c in cases if c.id == case.id), None)
         if same is None:
             cases.append(case)
@@ -194,7 +256,7 @@ def asked(pairs, cwd=None):
 
 def words_of(cases):
     """The ASKED words of `cases`, as `asked` prints them."""
-    return [word for case in cases for word in (case.option, case.asked)]
+    return [word for case in cases for word in case.arguments()]
 
 
 def bracket(text):
@@ -210,18 +272,19 @@ def ctest_lines(program, python, check, out, case):
     """The add_test and set_tests_properties lines of the case."""
     name = bracket(case.ctest.format(id=case.id))
     command = " ".join(bracket(part) for part in
-                       (python, program, "run", check, out, case.option, case.asked))
+                       (python, program, "run", check, out, *case.arguments()))
+    timeout = case.case_timeout_s
     return (f"add_test({name} {command})\n"
-            f"set_tests_properties({name} PROPERTIES LABELS {bracket('conformance;' + LAYER)} "
-            f"TIMEOUT {CASE_TIMEOUT_S})\n")
+            f"set_tests_properties({name} PROPERTIES LABELS "
+            f"{bracket('conformance;' + case.layer)} TIMEOUT {timeout})\n")
 
 
 def suite_case_ids(suites):
-    """The ids of the suite's own cases of the layer (add_test([=[application.run/ID]=] ...)):
-    in the certificate a case of the same name would stand for one of them."""
+    """The (layer, id) of the suite's own cases (add_test([=[application.run/ID]=] ...)): in the
+    certificate a case of the same layer and id would stand for one of them."""
     found = set()
     for path in pathlib.Path(suites).glob("*.cmake"):
-        found.update(re.findall(r"add_test\(\[=*\[" + LAYER + r"\.run/([^]]+)\]",
+        found.update(re.findall(r"add_test\(\[=*\[([a-z_]+)\.run/([^]]+)\]",
                                 path.read_text(errors="replace")))
     return found
 
@@ -231,14 +294,15 @@ def register(tree, check, out, cases):
     if not testfile.is_file():
         raise FileNotFoundError(f"{testfile} is not there: the kit's suite has no suites/ folder")
     ids = suite_case_ids(testfile.parent)
-    taken = next((case for case in cases if case.id in ids), None)
+    taken = next((case for case in cases if (case.layer, case.id) in ids), None)
     if taken:
         raise ValueError(f"{taken.option} {taken.id}: the suite has a case of that name in the "
-                         f"{LAYER} layer, whose certificate entry and report this one's would "
-                         "take")
+                         f"{taken.layer} layer, whose certificate entry and report this one's "
+                         "would take")
     program = os.path.abspath(__file__)
     lines = "".join(ctest_lines(program, sys.executable, check, out, case) for case in cases)
-    testfile.write_text("# The application cases of this run (KIT/run --import, --weights).\n" +
+    testfile.write_text("# The application cases of this run (KIT/run --import, --weights, "
+                        "--compile).\n" +
                         lines + testfile.read_text())
 
 
@@ -266,8 +330,8 @@ class Run:
     def passed(self):
         return self.code == 0 and self.field("status") == "passed"
 
-    def failed_in_application(self):
-        return not self.passed() and self.field("stage") == LAYER
+    def failed_in(self, layer):
+        return not self.passed() and self.field("stage") == layer
 
     def answer(self):
         """What the run answered, in one line without its message."""
@@ -278,14 +342,14 @@ class Run:
         return (f"exit {self.code}, {self.field('code')} at stage {self.field('stage')}{cause}")
 
 
-def run_check(check, arguments, label):
-    """The check with ARGUMENTS; a run that outlives RUN_TIMEOUT_S is ended as an interrupt ends
+def run_check(check, arguments, label, limit_s=RUN_TIMEOUT_S):
+    """The check with ARGUMENTS; a run that outlives `limit_s` is ended as an interrupt ends
     it (SIGTERM: the check ends its worker), then killed."""
     process = subprocess.Popen([check, *arguments],
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, errors="replace")
     try:
-        stdout, stderr = process.communicate(timeout=RUN_TIMEOUT_S)
+        stdout, stderr = process.communicate(timeout=limit_s)
     except subprocess.TimeoutExpired:
         process.send_signal(signal.SIGTERM)
         try:
@@ -293,7 +357,7 @@ def run_check(check, arguments, label):
         except subprocess.TimeoutExpired:
             process.kill()
             stdout, stderr = process.communicate()
-        stderr += f"\nstopped by the application case after {RUN_TIMEOUT_S} s"
+        stderr += f"\nstopped by the application case after {limit_s} s"
     return Run(label, process.returncode, stdout, stderr)
 
 
@@ -317,10 +381,10 @@ def imported_words(run, module):
 def verdict(case, *runs):
     """(passed, the run the verdict rests on, the verdict's line), of the case's runs in the
     order of its `runs`: the first is the --device cpu run."""
-    first, shown = runs[0], case.shown
+    first, shown, layer = runs[0], case.shown, case.layer
     for run in runs:
-        if run.failed_in_application():
-            return False, run, (f"{shown} failed in layer {LAYER}, {run.error('type')}: "
+        if run.failed_in(layer):
+            return False, run, (f"{shown} failed in layer {layer}, {run.error('type')}: "
                                 f"{run.field('message')}")
     for run in runs:
         if run.report is None:  # the case's report is then another run's, where one left it
@@ -329,7 +393,7 @@ def verdict(case, *runs):
                 f"({run.label}: {run.answer()})")
     if not first.passed():
         return False, first, (f"{shown} was not {case.done}: the check failed before the "
-                              f"{LAYER} layer, in layer {first.field('stage')}, "
+                              f"{layer} layer, in layer {first.field('stage')}, "
                               f"{first.error('type') or first.field('code')}: "
                               f"{first.field('message')}")
     return case.certified(*runs)
@@ -337,14 +401,14 @@ def verdict(case, *runs):
 
 def report_names(case, decisive, runs):
     """Each run's report file name: the decisive run's is the case's own."""
-    own = f"{LAYER}.{case.id}"
+    own = f"{case.layer}.{case.id}"
     return {name: f"{own}.json" if run is decisive else f"{own}.{name}.json"
             for name, run in runs.items()}
 
 
 def run_case(check, out, case):
-    runs = {name: run_check(check, [*args, case.option, case.asked],
-                            label.format(shown=case.shown))
+    runs = {name: run_check(check, [*args, *case.arguments()], label.format(shown=case.shown),
+                            case.run_timeout_s)
             for name, args, label in case.runs}
     passed, decisive, line = verdict(case, *runs.values())
     files = report_names(case, decisive, runs)
@@ -359,8 +423,8 @@ def run_case(check, out, case):
             (cases / files[name]).write_text(run.stdout)
             print(f"  {run.field('message')}")
         if run.report and run is not first and not run.passed() and \
-                not run.failed_in_application():
-            print(f"  before the {LAYER} layer: not this case's to answer for")
+                not run.failed_in(case.layer):
+            print(f"  before the {case.layer} layer: not this case's to answer for")
     print(line)
     return 0 if passed else 1
 
@@ -371,7 +435,7 @@ def main(argv):
             print("\n".join(words_of(asked(parse(argv[2:])))))
         elif len(argv) >= 5 and argv[1] == "register":
             register(argv[2], argv[3], argv[4], asked(parse(argv[5:])))
-        elif len(argv) == 6 and argv[1] == "run":
+        elif len(argv) in (5, 6) and argv[1] == "run" and len(asked(parse(argv[4:]))) == 1:
             return run_case(argv[2], argv[3], asked(parse(argv[4:]))[0])
         else:
             sys.exit(__doc__)

@@ -23,7 +23,7 @@ answers = json.loads(os.environ["FAKE_ANSWERS"])
 with open(os.environ["FAKE_CALLS"], "a") as calls:
     calls.write(json.dumps(sys.argv[1:]) + "\\n")
 code, report = answers["cpu" if "cpu" in sys.argv else "default"]
-assert sys.argv[-2] in ("--import", "--weights")
+assert sys.argv[-2] in ("--import", "--weights") or sys.argv[-1] == "--compile"
 print(report if isinstance(report, str) else json.dumps(report))
 print("kernodeck-diagnostic: a verdict line", file=sys.stderr)
 sys.exit(code)
@@ -209,6 +209,37 @@ class Register(unittest.TestCase):
         self.assertIn("[=[application.weights/weights-a.pt]=]", text)
 
 
+class CompileRegister(unittest.TestCase):
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        self.tree = pathlib.Path(self._dir.name)
+        (self.tree / "suites").mkdir()
+        (self.tree / "suites" / "CTestTestfile.cmake").write_text("")
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def test_compile_is_asked_once_alone_on_its_line(self):
+        self.assertEqual(ac.words_of(cases("--compile", "--import", "PIL", "--compile")),
+                         ["--compile", "--import", "PIL"])
+
+    def test_its_case_is_of_the_compile_layer_with_room_for_two_compiles(self):
+        ac.register(self.tree, "/kit/bin/check", "/out", cases("--import", "PIL", "--compile"))
+        text = (self.tree / "suites" / "CTestTestfile.cmake").read_text()
+        self.assertIn("add_test([=[compile.kit/torch_compile]=] ", text)
+        self.assertIn("[=[run]=] [=[/kit/bin/check]=] [=[/out]=] [=[--compile]=])", text)
+        self.assertIn('LABELS [=[conformance;compile]=] TIMEOUT '
+                      f'{2 * ac.COMPILE_RUN_TIMEOUT_S + 20})', text)
+
+    def test_a_case_of_the_suites_compile_layer_is_no_module(self):
+        (self.tree / "suites" / "conformance_compile[1]_tests.cmake").write_text(
+            "add_test([=[compile.run/torch_compile]=]  /suite/conformance_compile)\n")
+        with self.assertRaisesRegex(ValueError, "--compile torch_compile: the suite has a case "
+                                                "of that name in the compile layer"):
+            ac.register(self.tree, "/kit/bin/check", "/out", cases("--compile"))
+        ac.register(self.tree, "/kit/bin/check", "/out", cases("--import", "torch_compile"))
+
+
 class CheckStandIn(unittest.TestCase):
     """A case run with the stand-in for the check."""
 
@@ -370,6 +401,37 @@ class WeightsCase(CheckStandIn):
         _, lines, _ = self.run_case([14, LFS_POINTER], None, WEIGHTS)
         self.assertNotIn("/models/v1", "\n".join(lines))
 
+
+COMPILED = {"backend": "inductor", "seconds": 21.4, "verified": True}
+NO_CXX = report("COMPILE_FAILED", "compile", "CompileNoCxxCompiler",
+                "torch.compile failed: inductor found no working C++ compiler. Install one.")
+
+
+class CompileCase(CheckStandIn):
+    def test_compiled_on_the_cpu_passes_when_the_default_device_stops_before(self):
+        cpu = report("CPU_CHECK_PASSED", "complete")
+        cpu["execution"] = {"device": "cpu", "compile": COMPILED}
+        status, lines, files = self.run_case([0, cpu], NO_GPU, ("--compile",))
+        self.assertEqual(status, 0)
+        self.assertEqual(self.calls()[0], ["--device", "cpu", "--timeout",
+                                           str(ac.COMPILE_RUN_TIMEOUT_S - 20), "--compile"])
+        self.assertEqual(lines[-1][:66], "torch.compile verified: backend inductor, 21.4 s with "
+                                         "--device cpu")
+        self.assertIn("the cases of layer device answer for it", lines[-1])
+        self.assertEqual(files, ["compile.torch_compile.default-run.json",
+                                 "compile.torch_compile.json"])
+
+    def test_its_timeout_is_one_the_check_accepts(self):
+        # The check's --timeout is 5 to 120 (CONTRACT.md); more is a usage error, no report.
+        self.assertTrue(5 <= int(ac.Compiled.timeout[1]) <= 120)
+
+    def test_a_compile_without_its_toolchain_fails_with_its_cause_and_message(self):
+        status, lines, files = self.run_case([16, NO_CXX], NO_GPU, ("--compile",))
+        self.assertEqual(status, 1)
+        self.assertEqual(lines[-1], "torch.compile failed in layer compile, CompileNoCxxCompiler:"
+                                    " torch.compile failed: inductor found no working C++ "
+                                    "compiler. Install one.")
+        self.assertIn("compile.torch_compile.json", files)
 
 if __name__ == "__main__":
     unittest.main()

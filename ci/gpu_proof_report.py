@@ -138,6 +138,24 @@ def weights_line(out, case_id):
     return f"{case_id:28} " + "; ".join(parts)
 
 
+def compile_line(out, case):
+    """What the case of torch.compile (KIT/run --compile) answered, from its report."""
+    try:
+        path = pathlib.Path(out) / "cases" / f"{case.layer}.{case.id}.json"
+        report = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return f"{case.shown:28} (no report)"
+    compiled = (report.get("execution") or {}).get("compile") or {}
+    parts = [f"{report.get('code')} (stage {report.get('stage')})",
+             f"backend {compiled.get('backend')}",
+             "verified" if compiled.get("verified") else "not verified"]
+    if compiled.get("seconds") is not None:
+        parts.append(f"{compiled['seconds']} s")
+    if report.get("error"):
+        parts.append(f"error {report['error'].get('type')}: {report.get('message')}")
+    return f"{case.shown:28} " + "; ".join(parts)
+
+
 def summary(out, commit, status, seconds, counts, *asked):
     print(f"kernodeck-diagnostic GPU proof (commit {commit})")
     print(f"conformance suite, KERNODECK_EXPECT_GPU=1: {counts} (ctest exit {status})")
@@ -146,10 +164,12 @@ def summary(out, commit, status, seconds, counts, *asked):
         print("  " + hand_line(out, name))
     cases = application_case.asked(application_case.parse(asked))
     if cases:
-        print("application cases (--import, --weights; their reports in cases/):")
+        print("application cases (--import, --weights, --compile; their reports in cases/):")
+        lines = {"--import": lambda case: application_line(out, case.asked),
+                 "--weights": lambda case: weights_line(out, case.id),
+                 "--compile": lambda case: compile_line(out, case)}
         for case in cases:
-            print("  " + (application_line(out, case.asked) if case.option == "--import"
-                          else weights_line(out, case.id)))
+            print("  " + lines[case.option](case))
     print(f"run time: {seconds} s")
 
 

@@ -219,7 +219,7 @@ class ApplicationCases(Folder):
             gpr.summary(self.root, "abc1234", "1", "12", "3 cases", "--weights",
                         "/models/model.safetensors", "--import", "torchvision")
         lines = out.getvalue().splitlines()
-        start = lines.index("application cases (--import, --weights; their reports in cases/):")
+        start = lines.index("application cases (--import, --weights, --compile; their reports in cases/):")
         self.assertEqual(lines[start + 1:start + 3],
                          [f"  {'weights-model.safetensors':28} (no report)",
                           "  " + gpr.application_line(self.root, "torchvision")])

@@ -28,17 +28,31 @@
 #            file is in the page cache after it. Goal: each file adds at most
 #            KERNODECK_BENCH_WEIGHTS_SECONDS (3) to the mean time, and its largest peak RSS is at
 #            most KERNODECK_BENCH_WEIGHTS_RSS_MIB (128) over the median without weights.
+#   backend  (ci/bench --backend) what the facts of the backend's own libraries (cuDNN, NCCL: the
+#            pytorch block's cudnn and nccl) add to a run: in the wheel's environment, an
+#            interpreter loading the python probe's functions and importing torch, without and with
+#            computing the facts through the probe's own backend_libraries (ci/bench_backend.py;
+#            the check's executable must hold that probe's text, and its report the same facts).
+#            Goal: the difference of the means under KERNODECK_BENCH_BACKEND_MS (20). The check's
+#            own figure (the `ms` of the probe's backend_libraries answer, the median of
+#            KERNODECK_BENCH_BACKEND_ANSWERS (20) runs) is printed beside it.
+#   compile  (ci/bench --compile) the check --device cpu --compile against a Python script that
+#            compiles and runs the same computation with the same torch through torch.compile
+#            (ci/bench_backend.py compile), each with its caches in a new empty folder, in the
+#            wheel's environment; KERNODECK_BENCH_COMPILE_RUNS (8) runs of each in the same
+#            blocks. Goal: the ratio of the means at most KERNODECK_BENCH_COMPILE_GOAL (1.10).
 #
 # BUILD_DIR as for ci/bench (the variant's, KERNODECK_TORCH); the build must name its Python
 # (KERNODECK_TORCH_PYTHON, the pypi variant), or KERNODECK_BENCH_PYTHON names one with a torch
 # wheel. kernodeck-diagnostic is built there, unless KERNODECK_CHECK names the check to time.
-# KERNODECK_BENCH_MEASURE (listing, import, weights; default listing import),
+# KERNODECK_BENCH_MEASURE (listing, import, weights, backend, compile; default listing import),
 # KERNODECK_BENCH_RUNS (40: the runs of each command, in KERNODECK_BENCH_BLOCKS (4) blocks of an
 # equal share, every other block in the reverse order: A B B A A B B A), KERNODECK_BENCH_WARMUP (1,
 # before each block; each command has run once before timing). Needs hyperfine (./ci/setup
 # --bench). Results: reports/bench-listing.{json,md,csv}, reports/bench-import.{json,md,csv},
 # reports/bench-weights.{json,md,csv} (the samples of its runs in reports/bench-weights-samples/),
-# the figures (ci/bench_stats.py --listing, --import, --weights) and a verdict line for each; exit
+# reports/bench-backend.*, reports/bench-compile.*, the figures (ci/bench_stats.py --listing,
+# --import, --weights, --backend, --compile) and a verdict line for each; exit
 # 0 within every goal, 1 over one, 2 when something could not be measured. A measurement, not a
 # test.
 set -euo pipefail
@@ -65,6 +79,10 @@ measure=${KERNODECK_BENCH_MEASURE:-listing import}
 weights_mib=${KERNODECK_BENCH_WEIGHTS_MIB:-2048}
 rss_limit=${KERNODECK_BENCH_WEIGHTS_RSS_MIB:-128}
 seconds_limit=${KERNODECK_BENCH_WEIGHTS_SECONDS:-3}
+backend_ms=${KERNODECK_BENCH_BACKEND_MS:-20}
+answers=${KERNODECK_BENCH_BACKEND_ANSWERS:-20}
+compile_runs=${KERNODECK_BENCH_COMPILE_RUNS:-8}
+compile_goal=${KERNODECK_BENCH_COMPILE_GOAL:-1.10}
 [[ $runs =~ ^[1-9][0-9]*$ && $warmup =~ ^[0-9]+$ ]] || die "runs and warmup must be integers"
 [[ $blocks =~ ^[1-9][0-9]*$ && $((blocks % 2)) -eq 0 && $blocks -le $runs ]] ||
   die "KERNODECK_BENCH_BLOCKS must be even (mirrored pairs), and no more than the runs"
@@ -75,9 +93,13 @@ seconds_limit=${KERNODECK_BENCH_WEIGHTS_SECONDS:-3}
 [[ $weights_mib =~ ^[1-9][0-9]*$ ]] || die "KERNODECK_BENCH_WEIGHTS_MIB must be a positive integer"
 [[ $rss_limit =~ ^[0-9]+(\.[0-9]+)?$ && $seconds_limit =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
   die "KERNODECK_BENCH_WEIGHTS_RSS_MIB and KERNODECK_BENCH_WEIGHTS_SECONDS must be numbers"
+[[ $backend_ms =~ ^[0-9]+(\.[0-9]+)?$ && $compile_goal =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+  die "KERNODECK_BENCH_BACKEND_MS and KERNODECK_BENCH_COMPILE_GOAL must be numbers"
+[[ $answers =~ ^[1-9][0-9]*$ && $compile_runs =~ ^[1-9][0-9]*$ ]] ||
+  die "KERNODECK_BENCH_BACKEND_ANSWERS and KERNODECK_BENCH_COMPILE_RUNS must be positive integers"
 for m in $measure; do
-  [[ $m == listing || $m == import || $m == weights ]] ||
-    die "KERNODECK_BENCH_MEASURE names listing, import, weights or some of them"
+  [[ $m =~ ^(listing|import|weights|backend|compile)$ ]] ||
+    die "KERNODECK_BENCH_MEASURE names listing, import, weights, backend, compile or some of them"
 done
 command -v hyperfine >/dev/null || die "hyperfine is required: run ./ci/setup --bench"
 # The environments are made here: nothing from the caller's may reach them.
@@ -298,6 +320,45 @@ measure_weights() {
     "$(checked "$app" --device cpu --weights "$(quote "$pt")")"
 }
 
+measure_backend() {
+  local env=$work/backend py probe=$root/check/probe/python_probe.py figures
+  make_env "$env"
+  py=$env/bin/python
+  python3 ci/bench_backend.py embedded "$check" "$probe" ||
+    die "$check does not hold $probe as it is: rebuild it, or name the check built from it"
+  run_check "$env" "$work/backend.json" --device cpu
+  "$py" ci/bench_backend.py show "$probe" >"$work/facts.json" ||
+    die "$py ci/bench_backend.py show failed; run it to see why"
+  python3 ci/bench_backend.py same "$work/backend.json" "$work/facts.json" ||
+    die "the check's report and the facts computed here differ (above)"
+  echo "backend: the facts, as the check reports them:" \
+       "$(python3 -c 'import json, sys; print(json.dumps({k: v for k, v in json.load(sys.stdin).items() if k in ("cudnn", "nccl", "miopen", "rccl")}, sort_keys=True))' <"$work/facts.json")"
+  figures=$(python3 ci/bench_backend.py answered "$py" "$probe" "$answers") ||
+    die "the probe's own backend_libraries figure could not be read"
+  echo "backend: the probe's own answer (backend_libraries' ms, $answers runs): $(head -n 1 <<<"$figures");" \
+       "median $(tail -n 1 <<<"$figures") ms"
+  timed backend --backend "reports/bench-backend.json" "$backend_ms" -- \
+    python_import "python: import torch, the probe's functions" \
+    "$(quote "$py") $(quote "$root/ci/bench_backend.py") import $(quote "$probe")" \
+    python_facts "python: the same, then the backend's facts" \
+    "$(quote "$py") $(quote "$root/ci/bench_backend.py") facts $(quote "$probe")"
+}
+
+measure_compile() {
+  local env=$work/compile py
+  make_env "$env"
+  py=$env/bin/python
+  "$py" ci/bench_backend.py compile || die "$py ci/bench_backend.py compile failed"
+  run_check "$env" "$work/compile.json" --device cpu --compile --timeout 120
+  grep -q '"verified": true' "$work/compile.json" ||
+    die "the check did not verify the compiled computation ($work/compile.json)"
+  warmup=0 runs=$compile_runs timed compile --compile "reports/bench-compile.json" "$compile_goal" -- \
+    check_compile "check --device cpu --compile" \
+    "$(checked "$env" --device cpu --compile --timeout 120)" \
+    python_compile "python: import torch, compile, run" \
+    "$(quote "$py") $(quote "$root/ci/bench_backend.py") compile"
+}
+
 mkdir -p reports
 worst=0
 for m in $measure; do
@@ -306,6 +367,8 @@ for m in $measure; do
     listing) measure_listing ;;
     import) measure_import ;;
     weights) measure_weights ;;
+    backend) measure_backend ;;
+    compile) measure_compile ;;
   esac
   status=$verdict
   case $status in

@@ -25,7 +25,16 @@
       its warm-up runs first. Within the goal when each file adds, as printed, at most LIMIT_S
       seconds to the mean time and at most RSS_LIMIT_MIB MiB to the peak resident memory (the
       largest of its runs over the median of the runs without weights).
-  In these three a role may come more than once: its command was timed in blocks (given to
+  bench_stats.py --backend BENCH_JSON LIMIT_MS ROLE=EXIT...
+      the facts of the backend's own libraries (ci/bench --backend): the roles python_import and
+      python_facts, an interpreter importing torch with the python probe's functions loaded,
+      without and with computing the facts through them. Within the goal when the difference of
+      the means, as printed, is under LIMIT_MS.
+  bench_stats.py --compile BENCH_JSON GOAL ROLE=EXIT...
+      --compile (ci/bench --compile): the roles check_compile (the check --compile) and
+      python_compile (a Python script compiling and running the same computation, its caches as
+      cold). Within the goal when the ratio of the means, as printed, is at most GOAL.
+  In these five a role may come more than once: its command was timed in blocks (given to
   hyperfine again later in the run, every other block in the reverse order: A B B A A B B A),
   whose runs are taken together, so that a machine that slows down or speeds up during the run
   weighs alike on both sides of a difference.
@@ -45,6 +54,8 @@ ROLES = ("floor_cpu", "floor_exit", "check_cpu", "floor_gpu", "check_gpu", "pyth
          "check_python", "python_script")
 LISTING_ROLES = ("check_without", "check_with")
 IMPORT_ROLES = ("python_torch", "python_both", "check_plain", "check_import")
+BACKEND_ROLES = ("python_import", "python_facts")
+COMPILE_ROLES = ("check_compile", "python_compile")
 WEIGHTS_ROLES = ("check_bare", "check_safetensors", "check_torch_zip")
 # What each role of --weights is, in the figures.
 WEIGHTS_LABELS = {"check_bare": "check, without weights",
@@ -190,20 +201,37 @@ def figures(results, roles, goal, gpu):
     return lines, float(f"{ratio('check_cpu', goal_floor):.2f}") <= goal
 
 
-def listing_figures(results, roles, limit_ms):
-    """(lines, within the goal): what the distributions added cost the check."""
-    stats = stats_of(results, roles, LISTING_ROLES)
+def added_figures(results, roles, limit_ms, rows, what, width):
+    """(lines, within the goal): what the second of `rows` ((label, role) each, the command
+    without then with what is measured) adds to the first, `what` naming it; the labels are
+    `width` wide."""
+    stats = stats_of(results, roles, [role for _, role in rows])
     lines, noisy = [], []
-    for label, role in (("check, without them", "check_without"),
-                        ("check, with them", "check_with")):
-        lines.append(runs_line(label, stats[role], noisy, 20))
+    for label, role in rows:
+        lines.append(runs_line(label, stats[role], noisy, width))
     if noisy:
         lines.append(noise_line(noisy, "the difference"))
-    added, error, medians = difference(stats, "check_with", "check_without")
-    lines.append(f"the distributions added: {added * 1000:+.1f} ms ± {error * 1000:.1f} ms"
+    added, error, medians = difference(stats, rows[1][1], rows[0][1])
+    lines.append(f"{what} added: {added * 1000:+.1f} ms ± {error * 1000:.1f} ms"
                  f" (standard error; medians: {medians * 1000:+.1f} ms) (goal < {limit_ms:g} ms)")
     # The printed (rounded) difference is compared, so that the verdict agrees with the line.
     return lines, float(f"{added * 1000:.1f}") < limit_ms
+
+
+def listing_figures(results, roles, limit_ms):
+    """(lines, within the goal): what the distributions added cost the check."""
+    return added_figures(results, roles, limit_ms, (("check, without them", "check_without"),
+                                                    ("check, with them", "check_with")),
+                         "the distributions", 20)
+
+
+def backend_figures(results, roles, limit_ms):
+    """(lines, within the goal): what computing the backend libraries' facts adds to an
+    interpreter that imported torch with the python probe's functions."""
+    return added_figures(results, roles, limit_ms,
+                         (("python: import torch, the probe's functions", "python_import"),
+                          ("the same, then the backend's facts", "python_facts")),
+                         "the backend's facts", 46)
 
 
 def import_figures(results, roles, goal, module):
@@ -234,6 +262,35 @@ def import_figures(results, roles, goal, module):
     medians = f"{check_medians / python_medians:.2f}" if python_medians > 0 else "none"
     lines.append(f"--import {module} / {module} in python = {ratio:.2f} ± {spread:.2f} (medians: "
                  f"{medians}) (goal <= {goal:.2f})")
+    return lines, float(f"{ratio:.2f}") <= goal
+
+
+def compile_figures(results, roles, goal):
+    """(lines, within the goal): the check --compile against a Python script compiling and
+    running the same computation, as the ratio of the means with its standard error."""
+    stats = stats_of(results, roles, COMPILE_ROLES)
+    lines, noisy = [], []
+    labels = (("check --device cpu --compile", "check_compile"),
+              ("python: import torch, compile, run", "python_compile"))
+    for label, role in labels:
+        # A few runs of about 25 s: how far apart they are says more than σ alone.
+        times = [float(t) for r, result in zip(roles, results) if r == role
+                 for t in result.get("times") or [result["mean"]]]
+        lines.append(runs_line(label, stats[role], noisy, 36) +
+                     f"  σ {stats[role][1] / stats[role][0] * 100:.1f}% of the mean, runs from"
+                     f" {min(times):.1f} to {max(times):.1f} s")
+    if noisy:
+        lines.append(noise_line(noisy, "the ratio"))
+    added, error, medians = difference(stats, "check_compile", "python_compile")
+    lines.append(f"the check adds {added * 1000:+.1f} ms ± {error * 1000:.1f} ms (standard error;"
+                 f" medians: {medians * 1000:+.1f} ms)")
+    check, python = stats["check_compile"], stats["python_compile"]
+    ratio = check[0] / python[0]
+    spread = ratio * math.hypot(check[1] / math.sqrt(check[3]) / check[0],
+                                python[1] / math.sqrt(python[3]) / python[0])
+    lines.append(f"check --compile / the script = {ratio:.2f} ± {spread:.2f} (standard error;"
+                 f" medians: {check[2] / python[2]:.2f}) (goal <= {goal:.2f})")
+    # The printed (rounded) ratio is compared, so that the verdict agrees with the line.
     return lines, float(f"{ratio:.2f}") <= goal
 
 
@@ -339,7 +396,8 @@ def parse_roles(pairs, allowed, blocks):
 
 def main(argv):
     modes = {"--listing": (2, LISTING_ROLES), "--import": (3, IMPORT_ROLES),
-             "--weights": (4, WEIGHTS_ROLES)}
+             "--weights": (4, WEIGHTS_ROLES), "--backend": (2, BACKEND_ROLES),
+             "--compile": (2, COMPILE_ROLES)}
     mode = argv[1] if len(argv) > 1 and argv[1] in modes else ""
     args = argv[2:] if mode else argv[1:]
     named, allowed = modes.get(mode, (3, ROLES))  # the arguments before the roles, and the roles
@@ -372,6 +430,10 @@ def main(argv):
             lines, within = import_figures(results, roles, goal, args[2])
         elif mode == "--weights":
             lines, within = weights_figures(results, roles, samples, goal, limit_s)
+        elif mode == "--backend":
+            lines, within = backend_figures(results, roles, goal)
+        elif mode == "--compile":
+            lines, within = compile_figures(results, roles, goal)
         else:
             lines, within = figures(results, roles, goal, args[2])
     except Unreadable as error:

@@ -32,7 +32,7 @@ class BenchStats(unittest.TestCase):
                 json.dump({"results": results}, f)
             out, err = io.StringIO(), io.StringIO()
             # GPU_NAME for the start-up comparison, MODULE for --import, nothing for --listing.
-            named = [gpu] if mode != "--listing" else []
+            named = [gpu] if mode not in ("--listing", "--backend", "--compile") else []
             argv = ([mode] if mode else []) + [path, goal] + named + roles
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 status = bench_stats.main(["bench_stats.py"] + argv)
@@ -164,6 +164,48 @@ class Listing(unittest.TestCase):
         with self.assertRaises(SystemExit):
             BenchStats.run_main(self, [timed(1.0, 0.01, 3)], ["check_cpu=0"], "50",
                                 mode="--listing")
+
+
+class Backend(unittest.TestCase):
+    ROLES = ["python_import=0", "python_facts=0"]
+
+    def run_main(self, results, limit="20"):
+        return BenchStats.run_main(self, results, self.ROLES, limit, mode="--backend")
+
+    def test_what_the_facts_add_to_the_interpreter_under_the_limit(self):
+        status, out, _ = self.run_main([timed(1.2, 0.03, 20), timed(1.212, 0.03, 20)])
+        self.assertEqual(status, bench_stats.WITHIN)
+        self.assertEqual(out.splitlines()[-1], "the backend's facts added: +12.0 ms ± 9.5 ms "
+                                               "(standard error; medians: +12.0 ms) (goal < 20 ms)")
+
+    def test_the_limit_or_more_is_over(self):
+        status, out, _ = self.run_main([timed(1.2, 0.01, 20), timed(1.22, 0.01, 20)])
+        self.assertEqual(status, bench_stats.OVER)
+        self.assertIn("the backend's facts added: +20.0 ms", out)
+
+
+class Compile(unittest.TestCase):
+    ROLES = ["check_compile=0", "python_compile=0"]
+
+    def run_main(self, results, goal="1.10"):
+        return BenchStats.run_main(self, results, self.ROLES, goal, mode="--compile")
+
+    def test_the_ratio_of_the_means_within_the_goal(self):
+        status, out, _ = self.run_main([timed(19.4, 0.4, 4), timed(20.0, 0.4, 4)])
+        self.assertEqual(status, bench_stats.WITHIN)
+        self.assertIn("check --compile / the script = 0.97 ± 0.01", out.splitlines()[-1])
+        self.assertIn("runs from 19.4 to 19.4 s", out.splitlines()[0])
+
+    def test_over_the_goal_fails(self):
+        status, out, _ = self.run_main([timed(23.0, 0.2, 4), timed(20.0, 0.2, 4)])
+        self.assertEqual(status, bench_stats.OVER)
+        self.assertIn("check --compile / the script = 1.15", out)
+
+    def test_a_run_that_failed_discards_the_figures(self):
+        failed = timed(20.0, 0.2, 4)
+        failed["exit_codes"] = [0, 16, 0, 0]
+        status, _, _ = self.run_main([failed, timed(20.0, 0.2, 4)])
+        self.assertEqual(status, bench_stats.MISBEHAVED)
 
 
 class Import(unittest.TestCase):

@@ -8,16 +8,6 @@
 namespace kd {
 namespace {
 
-bool read_four(const nlohmann::json& a, const char* key, float (&out)[4]) {
-  auto it = a.find(key);
-  if (it == a.end() || !it->is_array() || it->size() != 4) return false;
-  for (size_t i = 0; i < 4; ++i) {
-    if (!(*it)[i].is_number()) return false;
-    out[i] = (*it)[i].get<float>();
-  }
-  return true;
-}
-
 ojson seconds_of(const nlohmann::json& answer) {
   auto ms = answer.find("ms");
   if (ms == answer.end() || !ms->is_number() || !std::isfinite(ms->get<double>())) return nullptr;

@@ -27,6 +27,16 @@ const nlohmann::json* PythonAnswers::find(std::string_view call) const {
   return nullptr;
 }
 
+bool read_four(const nlohmann::json& answer, const char* key, float (&out)[4]) {
+  auto it = answer.find(key);
+  if (it == answer.end() || !it->is_array() || it->size() != 4) return false;
+  for (size_t i = 0; i < 4; ++i) {
+    if (!(*it)[i].is_number()) return false;
+    out[i] = (*it)[i].get<float>();
+  }
+  return true;
+}
+
 bool take_python_line(PythonAnswers& answers, std::string_view line) {
   // Cheap before parsing: the protocol's own events never carry these words.
   if (line.find("\"answer\"") == std::string_view::npos &&

@@ -45,6 +45,10 @@ struct PythonAnswers {
   const nlohmann::json* find(std::string_view call) const;
 };
 
+// The four numbers of an answer's `key` (a 2x2 result, row by row) into `out`; false where it
+// holds anything else.
+bool read_four(const nlohmann::json& answer, const char* key, float (&out)[4]);
+
 // Takes an answer or the end of the answers; false for any other line (a protocol event).
 bool take_python_line(PythonAnswers& answers, std::string_view line);
 

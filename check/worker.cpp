@@ -544,16 +544,6 @@ kd_status answered_init_device(int, long long, kd_error* err) {
   return st;
 }
 
-bool read_four(const nlohmann::json& a, const char* key, float (&out)[4]) {
-  auto it = a.find(key);
-  if (it == a.end() || !it->is_array() || it->size() != 4) return false;
-  for (size_t i = 0; i < 4; ++i) {
-    if (!(*it)[i].is_number()) return false;
-    out[i] = (*it)[i].get<float>();
-  }
-  return true;
-}
-
 kd_status answered_compute(int, long long, kd_compute_result* out, kd_error* err) {
   kd_status st;
   const nlohmann::json* a = answer_to("compute", err, st);

@@ -95,65 +95,59 @@ def hand_line(out, name):
     return f"{name:28} exit {exit_code:3}  " + "; ".join(parts)
 
 
-def application_line(out, module):
-    """What the application case of MODULE (KIT/run --import) answered, from its report."""
+def case_line(out, stem, shown, facts):
+    """What an application case answered, from its report OUT/cases/STEM.json: its code and
+    stage, what `facts` (report -> [part]) says of it, and its error with the message."""
     try:
-        path = pathlib.Path(out) / "cases" / f"application.{module}.json"
-        report = json.loads(path.read_text())
+        report = json.loads((pathlib.Path(out) / "cases" / f"{stem}.json").read_text())
     except (OSError, ValueError):
-        return f"{module:28} (no report)"
-    extensions = (report.get("application") or {}).get("extensions") or []
-    entry = next((e for e in extensions if e.get("module") == module), {})
-    made = " ".join(str(entry[k]) for k in ("distribution", "version") if entry.get(k))
-    parts = [f"{report.get('code')} (stage {report.get('stage')})", made or "no distribution"]
-    if entry.get("requires_torch"):
-        parts.append(f"requires torch{entry['requires_torch']}")
-    if entry.get("imported") is not None:
-        parts.append("imported" if entry["imported"] else "not imported")
+        return f"{shown:28} (no report)"
+    parts = [f"{report.get('code')} (stage {report.get('stage')})", *facts(report)]
     if report.get("error"):
         parts.append(f"error {report['error'].get('type')}: {report.get('message')}")
-    return f"{module:28} " + "; ".join(parts)
+    return f"{shown:28} " + "; ".join(parts)
+
+
+def application_line(out, module):
+    """What the application case of MODULE (KIT/run --import) answered."""
+    def facts(report):
+        extensions = (report.get("application") or {}).get("extensions") or []
+        entry = next((e for e in extensions if e.get("module") == module), {})
+        made = " ".join(str(entry[k]) for k in ("distribution", "version") if entry.get(k))
+        parts = [made or "no distribution"]
+        if entry.get("requires_torch"):
+            parts.append(f"requires torch{entry['requires_torch']}")
+        if entry.get("imported") is not None:
+            parts.append("imported" if entry["imported"] else "not imported")
+        return parts
+    return case_line(out, f"application.{module}", module, facts)
 
 
 def weights_line(out, case_id):
-    """What the application case CASE_ID of a weights file (KIT/run --weights) answered, from its
-    report."""
-    try:
-        path = pathlib.Path(out) / "cases" / f"application.{case_id}.json"
-        report = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return f"{case_id:28} (no report)"
-    entry = (((report.get("application") or {}).get("weights")) or [{}])[0]
-    parts = [f"{report.get('code')} (stage {report.get('stage')})"]
-    if entry.get("format"):
-        parts.append(str(entry["format"]))
-    if entry.get("tensors") is not None:
-        dtypes = ", ".join(str(d) for d in entry.get("dtypes") or [])
-        parts.append(f"{entry['tensors']} tensors" + (f" ({dtypes})" if dtypes else "") +
-                     f", {entry.get('bytes')} bytes")
-    if entry.get("verified") is not None:
-        parts.append("verified" if entry["verified"] else "not verified")
-    if report.get("error"):
-        parts.append(f"error {report['error'].get('type')}: {report.get('message')}")
-    return f"{case_id:28} " + "; ".join(parts)
+    """What the application case CASE_ID of a weights file (KIT/run --weights) answered."""
+    def facts(report):
+        entry = (((report.get("application") or {}).get("weights")) or [{}])[0]
+        parts = [str(entry["format"])] if entry.get("format") else []
+        if entry.get("tensors") is not None:
+            dtypes = ", ".join(str(d) for d in entry.get("dtypes") or [])
+            parts.append(f"{entry['tensors']} tensors" + (f" ({dtypes})" if dtypes else "") +
+                         f", {entry.get('bytes')} bytes")
+        if entry.get("verified") is not None:
+            parts.append("verified" if entry["verified"] else "not verified")
+        return parts
+    return case_line(out, f"application.{case_id}", case_id, facts)
 
 
 def compile_line(out, case):
-    """What the case of torch.compile (KIT/run --compile) answered, from its report."""
-    try:
-        path = pathlib.Path(out) / "cases" / f"{case.layer}.{case.id}.json"
-        report = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return f"{case.shown:28} (no report)"
-    compiled = (report.get("execution") or {}).get("compile") or {}
-    parts = [f"{report.get('code')} (stage {report.get('stage')})",
-             f"backend {compiled.get('backend')}",
-             "verified" if compiled.get("verified") else "not verified"]
-    if compiled.get("seconds") is not None:
-        parts.append(f"{compiled['seconds']} s")
-    if report.get("error"):
-        parts.append(f"error {report['error'].get('type')}: {report.get('message')}")
-    return f"{case.shown:28} " + "; ".join(parts)
+    """What the case of torch.compile (KIT/run --compile) answered."""
+    def facts(report):
+        compiled = (report.get("execution") or {}).get("compile") or {}
+        parts = [f"backend {compiled.get('backend')}",
+                 "verified" if compiled.get("verified") else "not verified"]
+        if compiled.get("seconds") is not None:
+            parts.append(f"{compiled['seconds']} s")
+        return parts
+    return case_line(out, f"{case.layer}.{case.id}", case.shown, facts)
 
 
 def summary(out, commit, status, seconds, counts, *asked):

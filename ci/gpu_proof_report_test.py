@@ -212,16 +212,32 @@ class ApplicationCases(Folder):
         self.assertEqual(gpr.weights_line(self.root, "weights-x.pt"),
                          f"{'weights-x.pt':28} (no report)")
 
+    def test_the_summary_says_what_the_compile_case_answered(self):
+        self.write()
+        (self.root / "cases" / "compile.torch_compile.json").write_text(
+            json.dumps({"code": "COMPILE_FAILED", "stage": "compile", "message": "No compiler.",
+                        "error": {"type": "CompileNoCxxCompiler"},
+                        "execution": {"compile": {"backend": "inductor", "seconds": 3.4,
+                                                  "verified": False}}}))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            gpr.summary(self.root, "abc1234", "1", "12", "3 cases", "--compile")
+        self.assertIn(f"  {'torch.compile':28} COMPILE_FAILED (stage compile); backend inductor; "
+                      "not verified; 3.4 s; error CompileNoCxxCompiler: No compiler.",
+                      out.getvalue().splitlines())
+
     def test_the_summary_lists_the_cases_asked_in_their_order(self):
         self.write()
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             gpr.summary(self.root, "abc1234", "1", "12", "3 cases", "--weights",
-                        "/models/model.safetensors", "--import", "torchvision")
+                        "/models/model.safetensors", "--compile", "--import", "torchvision")
         lines = out.getvalue().splitlines()
-        start = lines.index("application cases (--import, --weights, --compile; their reports in cases/):")
-        self.assertEqual(lines[start + 1:start + 3],
+        start = lines.index("application cases (--import, --weights, --compile; their reports "
+                            "in cases/):")
+        self.assertEqual(lines[start + 1:start + 4],
                          [f"  {'weights-model.safetensors':28} (no report)",
+                          f"  {'torch.compile':28} (no report)",
                           "  " + gpr.application_line(self.root, "torchvision")])
         self.assertEqual(lines[-1], "run time: 12 s")
 

@@ -1,5 +1,6 @@
 #include "backend_libraries.hpp"
 
+#include "json_fields.hpp"
 #include "causes.hpp"
 #include "sanitize.hpp"
 #include "version_spec.hpp"
@@ -7,10 +8,7 @@
 namespace kd {
 namespace {
 
-std::string text(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+using json_field::text;
 
 std::string folded(std::string name) {
   for (char& c : name) {

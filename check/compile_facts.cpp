@@ -1,19 +1,13 @@
 #include "compile_facts.hpp"
 
+#include "json_fields.hpp"
 #include "version_spec.hpp"
 
 namespace kd {
 namespace {
 
-std::string text(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-bool flag(const nlohmann::json& object, const char* key, bool otherwise) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_boolean() ? it->get<bool>() : otherwise;
-}
+using json_field::flag;
+using json_field::text;
 
 }  // namespace
 

@@ -5,25 +5,14 @@
 #include <cstdlib>
 #include <memory>
 
+#include "json_fields.hpp"
 #include "version_spec.hpp"
 
 namespace kd {
 namespace {
 
-std::string text(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::vector<std::string> texts(const nlohmann::json& object, const char* key) {
-  std::vector<std::string> out;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_array()) return out;
-  for (const auto& v : *it) {
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  }
-  return out;
-}
+using json_field::text;
+using json_field::texts;
 
 bool digits_only(const std::string& s) {
   if (s.empty() || s.size() > 4) return false;

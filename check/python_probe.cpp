@@ -1,5 +1,6 @@
 #include "python_probe.hpp"
 
+#include "json_fields.hpp"
 #include "python_import.hpp"
 
 namespace kd {
@@ -61,15 +62,8 @@ bool take_python_line(PythonAnswers& answers, std::string_view line) {
 
 namespace {
 
-std::string text(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-bool flag(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_boolean() && it->get<bool>();
-}
+using json_field::flag;
+using json_field::text;
 
 // "torch/_utils_internal.py" -> "torch._utils_internal"; "torch/fx/__init__.py" -> "torch.fx".
 std::string module_of_file(std::string file) {

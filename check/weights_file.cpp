@@ -2,33 +2,19 @@
 
 #include <utility>
 
+#include "json_fields.hpp"
+
 namespace kd {
 namespace {
 
-std::string text(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+using json_field::flag;
+using json_field::text;
+using json_field::texts;
 
 std::optional<long long> count(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
   if (it == object.end() || !it->is_number_integer() || it->get<long long>() < 0) return std::nullopt;
   return it->get<long long>();
-}
-
-std::vector<std::string> texts(const nlohmann::json& object, const char* key) {
-  std::vector<std::string> out;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_array()) return out;
-  for (const auto& v : *it) {
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
-bool flag(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_boolean() && it->get<bool>();
 }
 
 // Each format the python probe names, and its words.

@@ -1,0 +1,32 @@
+// The fields of the python probe's answers (JSON objects), read without trusting their types: a
+// field that is missing or of another type reads as the empty value (or `otherwise`).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace kd::json_field {
+
+inline std::string text(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The strings of an array field, its other elements left out.
+inline std::vector<std::string> texts(const nlohmann::json& object, const char* key) {
+  std::vector<std::string> out;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+inline bool flag(const nlohmann::json& object, const char* key, bool otherwise = false) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() ? it->get<bool>() : otherwise;
+}
+
+}  // namespace kd::json_field

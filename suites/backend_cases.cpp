@@ -97,6 +97,19 @@ kdh::Preparation environment_without_pinned_cudnn(std::string replacement) {
   };
 }
 
+// The same environment, and another release's cuDNN in a folder of its own, {tmp}/cudnn-lib, as
+// a framework's or a conda package's cuDNN lies beside the environment for LD_LIBRARY_PATH.
+kdh::Preparation environment_with_cudnn_on_library_path(std::string release) {
+  return [release](const std::string& tmp) -> std::string {
+    if (std::string why = environment_without_pinned_cudnn("")(tmp); !why.empty()) return why;
+    const std::string other = kdh::application_distribution(release);
+    if (other.empty()) return "no " + release + " installed";
+    const std::string lib = other + "/nvidia/cudnn/lib";
+    if (symlink(lib.c_str(), (tmp + "/cudnn-lib").c_str()) != 0) return "cannot link " + lib;
+    return "";
+  };
+}
+
 Case cudnn_case(const std::string& id, kdh::Preparation prepare, const std::string& what,
                 kdh::Where where = kdh::Where::here()) {
   return Case(id, where)
@@ -153,6 +166,20 @@ std::vector<Case> cudnn_cases() {
           .expect_field_contains("/message", "the wheel nvidia-cudnn-cu13==9.24.1.1, not the "
                                              "release torch pins")
           .expect_field_contains("/message", "--force-reinstall"),
+      cudnn_case("cudnn_on_the_library_path_refused",
+                 environment_with_cudnn_on_library_path("nvidia-cudnn-cu13-9.24.1.1"),
+                 "the torch wheel without the cuDNN it pins, and cuDNN 9.24's folder on "
+                 "LD_LIBRARY_PATH")
+          .guards("a cuDNN torch refuses, taken from a folder LD_LIBRARY_PATH names, is "
+                  "BACKEND_LIBRARY_MISMATCH (15) naming that variable, never the folder")
+          .needs(Requirement::ApplicationDistributions)
+          .env("LD_LIBRARY_PATH", "{tmp}/cudnn-lib")
+          .outcome("BACKEND_LIBRARY_MISMATCH", "backend")
+          .expect_field("/error/type", "CudnnFromLibraryPath")
+          .expect_field("/pytorch/cudnn/runtime", "9.24.1")
+          .expect_field("/pytorch/cudnn/origin", "ld_library_path")
+          .expect_field_contains("/message", "a folder that LD_LIBRARY_PATH names")
+          .expect_field_contains("/message", "Take that folder off LD_LIBRARY_PATH"),
       Case("cudnn_and_nccl_in_every_report")
           .guards("every report of the torch wheel's import names its cuDNN and NCCL: the "
                   "versions, torch's acceptance, where they come from, torch's pins")

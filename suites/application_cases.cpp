@@ -513,13 +513,15 @@ std::vector<Case> application_cases() {
                "a module of the application whose import starts a process and never returns")
           .guards("an import that never returns is TIMEOUT (10) at the application stage naming "
                   "the module, within the time limit, and nothing it started is left running")
-          .args({"--device", "cpu", "--timeout", "6", "--import", "kd_hang"})
+          // Room for import torch on a loaded machine (CI runs two cases at once): the limit
+          // must fall in the application stage, after the computation.
+          .args({"--device", "cpu", "--timeout", "20", "--import", "kd_hang"})
           .outcome("TIMEOUT", "application")
           .expect_field_contains("/message", "importing kd_hang")
           .expect_field_contains("/error/message", "while importing kd_hang")
           .expect_field("/application/extensions/0/imported", false)
           .expect_field("/execution/loss", 196.0)
-          .within(20.0),
+          .within(35.0),
   };
 }
 

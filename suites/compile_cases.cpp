@@ -71,6 +71,7 @@ std::vector<Case> compile_cases() {
           .args({"--device", "cpu", "--compile", "--timeout", "120"})
           .outcome("COMPILE_FAILED", "compile")
           .expect_field("/error/type", "CompilePythonHeadersMissing")
+          .expect_field_contains("/message", "fatal error: Python.h: No such file")
           .expect_field_contains("/message", "python3-dev"),
   };
 }

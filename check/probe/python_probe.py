@@ -471,6 +471,22 @@ def innermost_compile_error(error):
     return error
 
 
+def compile_words(error, inner):
+    """The words of a failed compile: the compiler's first diagnostic where the exceptions carry
+    its output ("fatal error: Python.h: No such file or directory", without the file it names;
+    a CalledProcessError's output, or inductor's CppCompileError's text), else the innermost
+    exception's first line."""
+    for text in (getattr(inner, "output", None), getattr(inner, "stderr", None), str(error),
+                 str(inner)):
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        for line in (text or "").splitlines():
+            found = re.search(r"\b(?:fatal )?error: .*", line)
+            if found:
+                return first_line(found.group(0))
+    return first_line(inner)
+
+
 def compile_facts(error, torch, installed):
     """What a failed torch.compile shows, and what its toolchain needs: a C++ compiler and the
     Python headers (inductor's C++ code, on the CPU), triton of the release torch pins and a C
@@ -485,7 +501,7 @@ def compile_facts(error, torch, installed):
         cxx = configured[-1] if isinstance(configured, (tuple, list)) else str(configured or "")
     except Exception:
         pass
-    facts = {"exception": type(inner).__name__, "words": first_line(inner),
+    facts = {"exception": type(inner).__name__, "words": compile_words(error, inner),
              "cxx_found": bool(shutil.which(cxx or "g++") or shutil.which("c++")),
              "python_headers": os.path.exists(os.path.join(
                  sysconfig.get_paths().get("include", ""), "Python.h")),

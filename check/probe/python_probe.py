@@ -618,25 +618,40 @@ def cudnn_refusal(compiled, runtime, is_cuda):
             "version %s" % (tuple(compiled), tuple(runtime)))
 
 
+def wheel_release(origin):
+    """The (major, minor, patch) of a library loaded from a distribution's files, from that
+    distribution's version (nvidia-cudnn-cu13 9.26.0.51: (9, 26, 0)), as NVIDIA numbers its
+    wheels; None where it came from elsewhere, or the version says otherwise. Asking cuDNN itself
+    (cudnnGetVersion) loads its graph library, about 9 ms, in every run."""
+    if origin.get("origin") != "wheel":
+        return None
+    parts = origin.get("version", "").split(".")
+    if len(parts) < 3 or not all(p.isdigit() for p in parts[:3]):
+        return None
+    return tuple(int(p) for p in parts[:3])
+
+
 def backend_libraries(torch, installed):
     """cuDNN (MIOpen on ROCm) and NCCL (RCCL): the version torch was built with, the one it
-    loaded, whether torch refuses it (its own check, torch.backends.cudnn.version()), where the
-    one loaded comes from and the wheel torch pins; read without a GPU or its driver."""
+    loaded (its wheel's release, else asked of the library), whether torch refuses it (its own
+    rule, cudnn_refusal), where the one loaded comes from and the wheel torch pins; read without
+    a GPU or its driver."""
     pins = torch_pins(installed)
     hip = bool(getattr(torch.version, "hip", None))
     found = {}
     cudnn = getattr(torch._C, "_cudnn", None)
     if cudnn is not None:
         entry = {"compiled": "", "runtime": "", "refused": False, "words": ""}
+        entry.update(library_origin("libMIOpen.so" if hip else "libcudnn.so", installed))
         try:
-            compiled, runtime = cudnn.getCompileVersion(), cudnn.getRuntimeVersion()
+            compiled = cudnn.getCompileVersion()
+            runtime = wheel_release(entry) or cudnn.getRuntimeVersion()
             entry["compiled"], entry["runtime"] = version_text(compiled), version_text(runtime)
             entry["words"] = cudnn_refusal(compiled, runtime, not hip)
             entry["refused"] = bool(entry["words"])
         except Exception as error:
             entry["refused"] = True
             entry["words"] = first_line(error)
-        entry.update(library_origin("libMIOpen.so" if hip else "libcudnn.so", installed))
         entry["pinned"] = pinned_of(pins, "nvidia-cudnn-")
         found["miopen" if hip else "cudnn"] = entry
     nccl_version = getattr(getattr(torch.cuda, "nccl", None), "version", None)

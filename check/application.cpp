@@ -3,6 +3,7 @@
 #include <set>
 
 #include "causes.hpp"
+#include "json_fields.hpp"
 
 namespace kd {
 namespace {
@@ -31,18 +32,15 @@ ojson text_or_null(const std::string& text) { return text.empty() ? ojson(nullpt
 // `imported` is what became of it (null where it was not reached); a distribution only listed
 // has both null.
 ojson entry_of(const ExtensionImport& e, const nlohmann::json* answer) {
-  ojson seconds = nullptr;
-  if (answer != nullptr) {
-    auto s = answer->find("seconds");
-    if (s != answer->end() && s->is_number() && s->get<double>() >= 0) seconds = s->get<double>();
-  }
+  const std::optional<double> seconds =
+      answer != nullptr ? json_field::duration(*answer, "seconds") : std::nullopt;
   return {{"module", text_or_null(e.module)},
           {"distribution", text_or_null(e.distribution)},
           {"version", text_or_null(e.version)},
           {"requires_torch", e.requires_torch ? ojson(*e.requires_torch) : ojson(nullptr)},
           {"torch_matches", e.torch_matches ? ojson(*e.torch_matches) : ojson(nullptr)},
           {"imported", answer != nullptr ? ojson(!e.failed) : ojson(nullptr)},
-          {"seconds", seconds}};
+          {"seconds", seconds ? ojson(*seconds) : ojson(nullptr)}};
 }
 
 std::string folded(std::string name) {

@@ -8,6 +8,7 @@
 namespace kd {
 namespace {
 
+using json_field::flag;
 using json_field::text;
 
 std::string folded(std::string name) {
@@ -41,7 +42,7 @@ std::optional<BackendLibrary> library_of(const nlohmann::json& libraries, const 
   l.name = name;
   l.compiled = text(*it, "compiled");
   l.runtime = text(*it, "runtime");
-  l.refused = it->value("refused", nlohmann::json()) == true;
+  l.refused = flag(*it, "refused");
   l.distribution = text(*it, "distribution");
   l.version = text(*it, "version");
   l.pinned = text(*it, "pinned");

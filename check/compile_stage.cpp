@@ -4,14 +4,14 @@
 #include <cstring>
 
 #include "causes.hpp"
+#include "json_fields.hpp"
 
 namespace kd {
 namespace {
 
 ojson seconds_of(const nlohmann::json& answer) {
-  auto ms = answer.find("ms");
-  if (ms == answer.end() || !ms->is_number() || !std::isfinite(ms->get<double>())) return nullptr;
-  return std::round(ms->get<double>()) / 1000.0;
+  const std::optional<double> ms = json_field::duration(answer, "ms");
+  return ms ? ojson(std::round(*ms) / 1000.0) : ojson(nullptr);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 namespace kd {
 namespace {
 
+using json_field::flag;
 using json_field::text;
 using json_field::texts;
 
@@ -73,7 +74,7 @@ ExtensionImport extension_import_of(const nlohmann::json& answer, const TorchFac
   e.missing_module = text(facts, "missing_module");
   e.needed_by = text(facts, "needed_by");
   e.undefined_symbol = text(facts, "undefined_symbol");
-  e.symbol_in_torch = facts.value("symbol_in_torch", nlohmann::json()) == true;
+  e.symbol_in_torch = flag(facts, "symbol_in_torch");
   e.requires_missing = texts(facts, "requires_missing");
   return e;
 }

@@ -2,7 +2,9 @@
 // field that is missing or of another type reads as the empty value (or `otherwise`).
 #pragma once
 
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,16 @@ inline std::vector<std::string> texts(const nlohmann::json& object, const char* 
 inline bool flag(const nlohmann::json& object, const char* key, bool otherwise = false) {
   auto it = object.find(key);
   return it != object.end() && it->is_boolean() ? it->get<bool>() : otherwise;
+}
+
+// A time the probe measured (its `ms`, an entry's `seconds`): a finite number, not negative;
+// nullopt where it is missing or anything else.
+inline std::optional<double> duration(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  const double value = it->get<double>();
+  if (!std::isfinite(value) || value < 0) return std::nullopt;
+  return value;
 }
 
 }  // namespace kd::json_field

@@ -52,9 +52,7 @@ WeightsFile weights_file_of(const nlohmann::json& answer) {
   w.tensors = count(answer, "tensors");
   w.bytes = count(answer, "bytes");
   w.dtypes = texts(answer, "dtypes");
-  if (auto s = answer.find("seconds"); s != answer.end() && s->is_number() && s->get<double>() >= 0) {
-    w.seconds = s->get<double>();
-  }
+  w.seconds = json_field::duration(answer, "seconds");
   const nlohmann::json facts = answer.value("facts", nlohmann::json::object());
   if (!facts.is_object()) return w;
   w.error_name = text(facts, "errno");

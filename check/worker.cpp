@@ -16,6 +16,7 @@
 #include "backend_libraries.hpp"
 #include "compile_stage.hpp"
 #include "causes.hpp"
+#include "json_fields.hpp"
 #include "loader_error.hpp"
 #include "protocol.hpp"
 #include "torch_location.hpp"
@@ -607,13 +608,7 @@ constexpr kd_probe kAnsweredProbe = {
 
 // The answer's time in milliseconds, where it gave one.
 std::optional<double> ms_of(const nlohmann::json* a) {
-  if (a == nullptr) return std::nullopt;
-  auto it = a->find("ms");
-  if (it == a->end() || !it->is_number() || !std::isfinite(it->get<double>()) ||
-      it->get<double>() < 0) {
-    return std::nullopt;
-  }
-  return it->get<double>();
+  return a == nullptr ? std::nullopt : json_field::duration(*a, "ms");
 }
 
 // The import, as the interpreter answered it. False once it has finished the run.

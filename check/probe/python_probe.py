@@ -420,12 +420,19 @@ def withdraw_gpu_device_types():
     return False
 
 
-def compute(torch, device):
+def product_and_loss(a, b):
+    """The contract's computation: the product, and the loss (sum p)^2."""
+    p = a @ b
+    return p, p.sum() ** 2
+
+
+def run_computation(torch, device, step):
+    """`step` (product_and_loss, or what torch.compile made of it) over the contract's tensors on
+    `device`, the gradient by autograd; its numbers as the check reads them."""
     a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float32, device=device,
                      requires_grad=True)
     b = torch.tensor([[2.0, 0.0], [0.0, 1.0]], dtype=torch.float32, device=device)
-    p = a @ b
-    loss = p.sum() ** 2
+    p, loss = step(a, b)
     loss.backward()
     synchronized = False
     if device != "cpu":
@@ -433,8 +440,13 @@ def compute(torch, device):
         synchronized = True
     return {"product": [float(v) for v in p.detach().cpu().reshape(-1).tolist()],
             "gradient": [float(v) for v in a.grad.detach().cpu().reshape(-1).tolist()],
-            "loss": float(loss.detach().cpu().item()),
-            "synchronized": synchronized, "gradient_source": "autograd"}
+            "loss": float(loss.detach().cpu().item()), "synchronized": synchronized}
+
+
+def compute(torch, device):
+    result = run_computation(torch, device, product_and_loss)
+    result["gradient_source"] = "autograd"
+    return result
 
 
 # ---- the backend's own libraries: cuDNN (MIOpen) and NCCL (RCCL), and torch.compile ----
@@ -442,21 +454,10 @@ def compute(torch, device):
 def compiled_compute(torch, device):
     """The same computation through torch.compile and its default backend: the product and the
     loss in the compiled graph, the gradient through the graph autograd compiled for it."""
-    def step(a, b):
-        p = a @ b
-        return p, p.sum() ** 2
-
-    compiled = torch.compile(step)
-    a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float32, device=device,
-                     requires_grad=True)
-    b = torch.tensor([[2.0, 0.0], [0.0, 1.0]], dtype=torch.float32, device=device)
-    p, loss = compiled(a, b)
-    loss.backward()
-    if device != "cpu":
-        torch.cuda.synchronize(device)
-    return {"product": [float(v) for v in p.detach().cpu().reshape(-1).tolist()],
-            "gradient": [float(v) for v in a.grad.detach().cpu().reshape(-1).tolist()],
-            "loss": float(loss.detach().cpu().item()), "backend": "inductor"}
+    result = run_computation(torch, device, torch.compile(product_and_loss))
+    del result["synchronized"]
+    result["backend"] = "inductor"
+    return result
 
 
 def innermost_compile_error(error):

@@ -4,6 +4,7 @@
 
 #include "causes.hpp"
 #include "json_fields.hpp"
+#include "version_spec.hpp"
 
 namespace kd {
 namespace {
@@ -41,13 +42,6 @@ ojson entry_of(const ExtensionImport& e, const nlohmann::json* answer) {
           {"torch_matches", e.torch_matches ? ojson(*e.torch_matches) : ojson(nullptr)},
           {"imported", answer != nullptr ? ojson(!e.failed) : ojson(nullptr)},
           {"seconds", seconds ? ojson(*seconds) : ojson(nullptr)}};
-}
-
-std::string folded(std::string name) {
-  for (char& c : name) {
-    c = (c == '_' || c == '.') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return name;
 }
 
 // The python probe's answers to `call`, in order.
@@ -144,7 +138,7 @@ ojson extensions_of(const PythonAnswers& answers, const std::vector<std::string>
     }
     ExtensionImport e = extension_import_of(*imported[i], torch);
     extensions.push_back(entry_of(e, imported[i]));
-    if (!e.distribution.empty()) covered.insert(folded(e.distribution));
+    if (!e.distribution.empty()) covered.insert(folded_name(e.distribution));
     if (e.failed) {
       failure = e;
     } else if (e.torch_matches == std::optional<bool>(false)) {
@@ -155,7 +149,7 @@ ojson extensions_of(const PythonAnswers& answers, const std::vector<std::string>
                                                                           nlohmann::json::array());
   for (const nlohmann::json& distribution : listed.is_array() ? listed : nlohmann::json::array()) {
     ExtensionImport e = extension_import_of(distribution, torch);
-    if (e.distribution.empty() || !covered.insert(folded(e.distribution)).second) continue;
+    if (e.distribution.empty() || !covered.insert(folded_name(e.distribution)).second) continue;
     extensions.push_back(entry_of(e, nullptr));
     if (e.torch_matches == std::optional<bool>(false)) findings.extension_warnings.push_back(e);
   }

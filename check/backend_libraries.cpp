@@ -1,7 +1,7 @@
 #include "backend_libraries.hpp"
 
-#include "json_fields.hpp"
 #include "causes.hpp"
+#include "json_fields.hpp"
 #include "sanitize.hpp"
 #include "version_spec.hpp"
 
@@ -10,13 +10,6 @@ namespace {
 
 using json_field::flag;
 using json_field::text;
-
-std::string folded(std::string name) {
-  for (char& c : name) {
-    c = (c == '_' || c == '.') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return name;
-}
 
 // "nvidia-cudnn-cu13==9.26.0.51" -> {"nvidia-cudnn-cu13", "==9.26.0.51"}.
 std::pair<std::string, std::string> requirement_parts(const std::string& pinned) {
@@ -30,7 +23,7 @@ std::pair<std::string, std::string> requirement_parts(const std::string& pinned)
 std::string origin_of(const BackendLibrary& l, const std::string& said) {
   if (said != "wheel") return said;
   const auto [name, specifier] = requirement_parts(l.pinned);
-  const bool pinned = !name.empty() && folded(name) == folded(l.distribution) &&
+  const bool pinned = !name.empty() && folded_name(name) == folded_name(l.distribution) &&
                       satisfies(l.version, specifier) == std::optional<bool>(true);
   return pinned ? "pinned_wheel" : "other_wheel";
 }
@@ -46,6 +39,7 @@ std::optional<BackendLibrary> library_of(const nlohmann::json& libraries, const 
   l.distribution = text(*it, "distribution");
   l.version = text(*it, "version");
   l.pinned = text(*it, "pinned");
+  l.words = text(*it, "words");
   l.origin = origin_of(l, text(*it, "origin"));
   return l;
 }
@@ -103,17 +97,17 @@ bool backend_libraries_stage(const PythonAnswers& answers, bool gpu, WorkerFindi
   if (found.ccl && recognise_backend_library(*found.ccl)) {
     findings.library_warnings.push_back(*found.ccl);
   }
-  if (!found.dnn || !recognise_backend_library(*found.dnn)) return true;
+  const std::optional<CauseId> refused = found.dnn ? recognise_backend_library(*found.dnn)
+                                                  : std::nullopt;
+  if (!refused) return true;
   if (!gpu) {
     // The CPU verdict stands: what a GPU run would meet is said.
     findings.library_warnings.push_back(*found.dnn);
     return true;
   }
   findings.library_failure = found.dnn;
-  const CauseInfo& row = cause_info(*recognise_backend_library(*found.dnn));
-  const std::string words = text(answer->value("libraries", nlohmann::json::object())
-                                     .value(found.dnn->name, nlohmann::json::object()),
-                                 "words");
+  const CauseInfo& row = cause_info(*refused);
+  const std::string& words = found.dnn->words;
   sink(outcome_event(row.outcome, Stage::Backend,
                      ErrorInfo{std::string(row.type),
                                words.empty() ? found.dnn->name + " " + found.dnn->runtime : words}));

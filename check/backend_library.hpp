@@ -20,6 +20,7 @@ struct BackendLibrary {
   std::string origin;
   std::string distribution, version;  // the distribution whose files hold it: "nvidia-cudnn-cu13"
   std::string pinned;                  // torch's requirement: "nvidia-cudnn-cu13==9.26.0.51"
+  std::string words;                   // torch's refusal in its words ("" where accepted)
 };
 
 struct BackendLibraries {

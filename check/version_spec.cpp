@@ -255,6 +255,13 @@ std::optional<bool> satisfies(std::string_view version, std::string_view specifi
   return all;
 }
 
+std::string folded_name(std::string name) {
+  for (char& c : name) {
+    c = (c == '_' || c == '.') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return name;
+}
+
 std::vector<PackageVersion> versions_named(std::string_view specifier) {
   std::vector<PackageVersion> named;
   for (std::string_view clause : clauses_of(specifier)) {

@@ -46,4 +46,8 @@ std::optional<bool> satisfies(std::string_view version, std::string_view specifi
 // The versions a specifier names ("==2.9.1,<3" -> 2.9.1 and 3), those that parse.
 std::vector<PackageVersion> versions_named(std::string_view specifier);
 
+// A distribution's name as names are compared ('_' and '.' as '-', lower case):
+// "Nvidia_CUDNN.cu13" -> "nvidia-cudnn-cu13".
+std::string folded_name(std::string name);
+
 }  // namespace kd

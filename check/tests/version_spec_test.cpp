@@ -89,5 +89,11 @@ TEST(VersionSpec, NamesTheVersionsOfASpecifier) {
   EXPECT_EQ(named[1].public_text(), "3");
 }
 
+TEST(VersionSpec, FoldsADistributionsNameAsNamesAreCompared) {
+  EXPECT_EQ(folded_name("Nvidia_CUDNN.cu13"), "nvidia-cudnn-cu13");
+  EXPECT_EQ(folded_name("nvidia-cudnn-cu13"), "nvidia-cudnn-cu13");
+  EXPECT_NE(folded_name("nvidia-cudnn-cu12"), folded_name("nvidia-cudnn-cu13"));
+}
+
 }  // namespace
 }  // namespace kd

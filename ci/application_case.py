@@ -90,6 +90,13 @@ def names(modules):
     return seen
 
 
+def not_reached(layer, default):
+    """What a case passed on the CPU says of its default device's run that stopped before
+    `layer`: the layer it stopped in answers for it."""
+    return (f"; the default device did not reach the {layer} layer ({default.answer()}): the "
+            f"cases of layer {default.field('stage')} answer for it")
+
+
 class Module:
     """A module of the application (--import MODULE): its case imports it."""
     option = "--import"
@@ -120,9 +127,7 @@ class Module:
         line = f"{self.shown} imported: {imported_words(cpu, self.asked)}, with --device cpu"
         if default.passed():
             return True, cpu, line + " and with the default device"
-        return True, cpu, (line + f"; the default device did not reach the {LAYER} layer "
-                           f"({default.answer()}): the cases of layer {default.field('stage')} "
-                           f"answer for it")
+        return True, cpu, line + not_reached(LAYER, default)
 
 
 def _utf8(text):
@@ -212,9 +217,7 @@ class Compiled:
         if default.passed():
             device = (default.field("execution") or {}).get("device")
             return True, cpu, line + f"; {words(default)} with the default device ({device})"
-        return True, cpu, (line + f"; the default device did not reach the {self.layer} layer "
-                           f"({default.answer()}): the cases of layer {default.field('stage')} "
-                           f"answer for it")
+        return True, cpu, line + not_reached(self.layer, default)
 
 
 KINDS = {kind.option: kind for kind in (Module, WeightsFile, Compiled)}

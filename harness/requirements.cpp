@@ -207,29 +207,32 @@ std::optional<Unmet> probe_distribution_torch(const Runner&) {
               "python3-torch, imported by /usr/bin/python3 (ci/setup --torch pypi)");
 }
 
-std::optional<Unmet> probe_git_lfs(const Runner&) {
+kd::RunResult run_briefly(std::vector<std::string> argv, bool merge_err) {
   kd::SpawnSpec spec;
-  spec.argv = {"/bin/sh", "-c", "git lfs version"};
-  spec.merge_err_into_out = true;
-  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(20), {});
-  if (run.status.exited() && run.status.code == 0) return met();
+  spec.argv = std::move(argv);
+  spec.merge_err_into_out = merge_err;
+  return kd::run_supervised(spec, kd::deadline_in(20), {});
+}
+
+// Whether the shell command `script` ends with 0 within run_briefly's time.
+bool shell_succeeds(const std::string& script) {
+  kd::RunResult run = run_briefly({"/bin/sh", "-c", script}, true);
+  return run.status.exited() && run.status.code == 0;
+}
+
+std::optional<Unmet> probe_git_lfs(const Runner&) {
+  if (shell_succeeds("git lfs version")) return met();
   return skip("needs git and git-lfs on PATH (Debian's git-lfs, ci/setup --torch pypi)");
 }
 
 std::optional<Unmet> probe_system_cudnn(const Runner&) {
-  kd::SpawnSpec spec;
-  spec.argv = {"/bin/sh", "-c", "/sbin/ldconfig -p | grep -q 'libcudnn\\.so\\.9 '"};
-  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(20), {});
-  if (run.status.exited() && run.status.code == 0) return met();
+  if (shell_succeeds("/sbin/ldconfig -p | grep -q 'libcudnn\\.so\\.9 '")) return met();
   return skip("needs a cuDNN 9 in the system's library path (ld.so.cache: the CUDA toolkit's "
               "libcudnn.so.9), which torch finds without its wheel's");
 }
 
 std::optional<Unmet> probe_cxx_compiler(const Runner&) {
-  kd::SpawnSpec spec;
-  spec.argv = {"/bin/sh", "-c", "command -v \"${CXX:-g++}\" || command -v c++"};
-  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(20), {});
-  if (run.status.exited() && run.status.code == 0) return met();
+  if (shell_succeeds("command -v \"${CXX:-g++}\" || command -v c++")) return met();
   return skip("needs a C++ compiler on PATH (CXX, g++ or c++), which torch.compile's inductor "
               "calls on the CPU; without one, --compile fails as compile_without_a_cxx_compiler "
               "shows");
@@ -244,13 +247,6 @@ std::optional<Unmet> probe_other_python_torch(const Runner&) {
 }
 
 // ---- what the runner lets a case change -------------------------------------------------------
-
-kd::RunResult run_briefly(std::vector<std::string> argv, bool merge_err) {
-  kd::SpawnSpec spec;
-  spec.argv = std::move(argv);
-  spec.merge_err_into_out = merge_err;
-  return kd::run_supervised(spec, kd::deadline_in(20), {});
-}
 
 std::optional<Unmet> probe_user_namespaces(const Runner&) {
   if (kd::path_exists(kUnshare)) {

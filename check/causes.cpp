@@ -342,6 +342,7 @@ bool ccl_not_pinned(const Seen& s) {
 
 // ---- torch.compile's toolchain (compile_facts.hpp) ----
 
+bool compile_not_in_torch(const Seen& s) { return s.compile != nullptr && !s.compile->in_torch; }
 bool compile_no_cxx(const Seen& s) {
   return s.compile != nullptr &&
          (s.compile->exception == "InvalidCxxCompiler" || (!s.compile->gpu && !s.compile->cxx_found));
@@ -521,6 +522,7 @@ constexpr CauseRow kCauses[] = {
     {CAUSE(NcclNotPinned),                    Backend, BackendLibraryMismatch, kBackendLibraries, seeing(ccl_not_pinned)},
 
     // ---- compile: the computation through torch.compile (--compile, the python probe) ----
+    {CAUSE(CompileNotInTorch),                Compile, CompileFailed,         kCompile,     seeing(compile_not_in_torch)},
     {CAUSE(CompileNoCxxCompiler),             Compile, CompileFailed,         kCompile,     seeing(compile_no_cxx)},
     {CAUSE(CompilePythonHeadersMissing),      Compile, CompileFailed,         kCompile,     seeing(compile_no_python_headers)},
     {CAUSE(CompileTritonMismatch),            Compile, CompileFailed,         kCompile,     seeing(compile_triton_mismatch)},
@@ -1147,6 +1149,14 @@ constexpr CauseWords kWords[] = {
      "\"{ccl_pinned}\") before running several GPUs or nodes together."},
 
     // ---- compile: the computation through torch.compile (--compile, the python probe) ----
+    {CauseId::CompileNotInTorch,
+     "a torch without torch.compile",
+     "--compile asked of a torch that has no torch.compile at all (it came with torch 2.0)",
+     "torch.compile was asked, and torch {torch_version} has none: torch.compile came with "
+     "torch 2.0 ({compile_words}).",
+     "Install torch 2.0 or later into this environment (python -m pip install --upgrade torch, "
+     "with this environment's python, from the index of the CUDA or ROCm build the application "
+     "needs), or run the check without --compile: this torch runs the application eagerly only."},
     {CauseId::CompileNoCxxCompiler,
      "no C++ compiler for torch.compile",
      "torch.compile raises InvalidCxxCompiler, or, on the CPU, the C++ compiler inductor is "

@@ -120,6 +120,7 @@ enum class CauseId {
   CudnnFromSystem,
   NcclNotPinned,
   // compile: the computation through torch.compile (--compile, the python probe)
+  CompileNotInTorch,
   CompileNoCxxCompiler,
   CompilePythonHeadersMissing,
   CompileTritonMismatch,

@@ -17,6 +17,7 @@ CompileFacts compile_facts_of(const nlohmann::json& facts, bool gpu) {
   if (!facts.is_object()) return c;
   c.exception = text(facts, "exception");
   c.words = text(facts, "words");
+  c.in_torch = flag(facts, "in_torch", true);
   c.cxx_found = flag(facts, "cxx_found", true);
   c.python_headers = flag(facts, "python_headers", true);
   c.cc_found = flag(facts, "cc_found", true);

@@ -17,6 +17,7 @@ namespace kd {
 struct CompileFacts {
   bool gpu = false;              // compiled for a GPU (triton), else for the CPU (C++)
   std::string exception, words;  // the innermost error: its class ("InvalidCxxCompiler"), first line
+  bool in_torch = true;          // torch has torch.compile at all (it came with torch 2.0)
   bool cxx_found = true;         // the C++ compiler inductor is configured with is on PATH
   bool python_headers = true;    // the interpreter's Python.h
   bool cc_found = true;          // a C compiler for triton's launcher (CC, gcc, cc, clang)

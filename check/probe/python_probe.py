@@ -503,6 +503,7 @@ def compile_facts(error, torch, installed):
     except Exception:
         pass
     facts = {"exception": type(inner).__name__, "words": compile_words(error, inner),
+             "in_torch": callable(getattr(torch, "compile", None)),
              "cxx_found": bool(shutil.which(cxx or "g++") or shutil.which("c++")),
              "python_headers": os.path.exists(os.path.join(
                  sysconfig.get_paths().get("include", ""), "Python.h")),

@@ -1196,6 +1196,27 @@ TEST(CauseWords, ARefusedCudnnNamesBothVersionsWhereItComesFromAndThePin) {
       << words.next_action;
 }
 
+TEST(RecogniseCompile, ATorchWithoutTorchCompile) {
+  // Debian 12's torch 1.13: AttributeError, and nothing of inductor's toolchain to judge; the
+  // Python headers missing too must not make it a toolchain's cause.
+  CompileFacts old;
+  old.exception = "AttributeError";
+  old.words = "module 'torch' has no attribute 'compile'";
+  old.in_torch = false;
+  old.python_headers = false;
+  EXPECT_EQ(recognise_compile(old), CauseId::CompileNotInTorch);
+  FactSources sources;
+  sources.compile = &old;
+  sources.torch_version = "1.13.0a0+git7c98e70";
+  Cause words = cause_words(CauseId::CompileNotInTorch, cause_facts(sources, Sanitizer({})));
+  EXPECT_EQ(words.what, "torch.compile was asked, and torch 1.13.0a0+git7c98e70 has none: "
+                        "torch.compile came with torch 2.0 (module 'torch' has no attribute "
+                        "'compile').");
+  EXPECT_TRUE(has(words.next_action, "run the check without --compile")) << words.next_action;
+  old.in_torch = true;
+  EXPECT_EQ(recognise_compile(old), CauseId::CompilePythonHeadersMissing);
+}
+
 TEST(RecogniseCompile, WhatTheToolchainLacks) {
   CompileFacts cpu;
   cpu.exception = "InvalidCxxCompiler";

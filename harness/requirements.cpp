@@ -238,6 +238,32 @@ std::optional<Unmet> probe_cxx_compiler(const Runner&) {
               "shows");
 }
 
+// The python probe's interpreter imports its torch and says whether it has torch.compile, which
+// came with torch 2.0 (Debian 12's python3-torch 1.13 has none).
+std::optional<Unmet> probe_torch_compile(const Runner& r) {
+  if (!r.python) {
+    return skip("needs the python probe's interpreter, whose torch torch.compile is of; this "
+                "check has none");
+  }
+  kd::SpawnSpec spec;
+  spec.argv = {*r.python, "-B", "-c",
+               "import torch; print(torch.__version__, int(callable(getattr(torch, 'compile', "
+               "None))))"};
+  spec.out = kd::CaptureSpec{true, 64 * 1024, true};
+  kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(60), {});
+  std::smatch m;
+  const std::string line = run.out.data.substr(0, run.out.data.find('\n'));
+  if (!run.status.exited() || run.status.code != 0 ||
+      !std::regex_match(line, m, std::regex("([^ ]+) ([01])"))) {
+    return skip("needs a torch that has torch.compile (2.0 and later); the python probe's "
+                "interpreter did not import its torch (" + run.status.describe() + ")");
+  }
+  if (m[2] == "1") return met();
+  return skip("needs a torch that has torch.compile (2.0 and later); the check's torch is " +
+              m[1].str() + ", which has none: compile.run/compile_not_in_this_torch shows what "
+              "the check answers there");
+}
+
 std::optional<Unmet> probe_other_python_torch(const Runner&) {
   if (!other_python_torch().site.empty()) return met();
   return skip(std::string("needs a torch wheel's files for another CPython, unpacked as pip "
@@ -534,6 +560,9 @@ std::vector<Entry> runner_and_check_entries() {
       {{R::CxxCompiler, "cxx-compiler",
         "a C++ compiler on PATH (CXX, g++ or c++), which torch.compile's inductor calls"},
        probe_cxx_compiler},
+      {{R::TorchCompile, "torch-compile",
+        "the python probe's torch has torch.compile (torch 2.0 and later)"},
+       probe_torch_compile},
   };
 }
 

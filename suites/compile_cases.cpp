@@ -39,6 +39,7 @@ std::vector<Case> compile_cases() {
       compile_case("compile_passes")
           .guards("--compile: the product, loss and autograd gradient through torch.compile and "
                   "its default backend are verified as the eager ones, and nothing is left behind")
+          .needs(Requirement::TorchCompile)
           .needs(Requirement::CxxCompiler)
           .args({"--device", "cpu", "--compile", "--timeout", "120"})
           .outcome("CPU_CHECK_PASSED", "complete")
@@ -48,6 +49,7 @@ std::vector<Case> compile_cases() {
       compile_case("compile_without_a_cxx_compiler")
           .guards("torch.compile without a C++ compiler on PATH, as in a runtime image, is "
                   "COMPILE_FAILED (16) at the compile stage naming what to install")
+          .needs(Requirement::TorchCompile)
           // The interpreter named, as an application's start script names it: PATH is empty.
           .env("KERNODECK_TORCH_PYTHON", "{python}")
           .env("PATH", "{tmp}/empty-bin")
@@ -60,6 +62,7 @@ std::vector<Case> compile_cases() {
       compile_case("compile_without_the_python_headers")
           .guards("torch.compile without the interpreter's Python headers is COMPILE_FAILED (16) "
                   "naming them")
+          .needs(Requirement::TorchCompile)
           .needs(Requirement::UserNamespaces)
           .needs(Requirement::CxxCompiler)
           .wrap(kdh::in_mount_namespace(
@@ -73,6 +76,21 @@ std::vector<Case> compile_cases() {
           .expect_field("/error/type", "CompilePythonHeadersMissing")
           .expect_field_contains("/message", "fatal error: Python.h: No such file")
           .expect_field_contains("/message", "python3-dev"),
+      compile_case("compile_not_in_this_torch")
+          .guards("--compile with a torch older than torch.compile is COMPILE_FAILED (16) naming "
+                  "that torch's release, the one torch.compile came with and the next action, "
+                  "never the toolchain")
+          .needs(Requirement::DistributionTorch)
+          // Debian 12's python3-torch 1.13, imported by Debian's own interpreter (the
+          // requirement's), whatever torch the check was built with.
+          .env("KERNODECK_TORCH_PYTHON", "/usr/bin/python3")
+          .args({"--device", "cpu", "--compile", "--timeout", "120"})
+          .outcome("COMPILE_FAILED", "compile")
+          .expect_field("/error/type", "CompileNotInTorch")
+          .expect_field("/execution/compile/verified", false)
+          .expect_field_contains("/message", "torch 1.13")
+          .expect_field_contains("/message", "torch.compile came with torch 2.0")
+          .expect_field_contains("/message", "run the check without --compile"),
   };
 }
 

@@ -88,13 +88,17 @@ kd_torch_cuda() {
 # CTest's own JUnit instead (kd_ctest, ci/coverage, ci/kit/run).
 KD_OWN_REPORT_FILTER=(-E '^conformance\.report' -FA '^kernodeck_report$')
 
-kd_build() {  # kd_build VARIANT
-  local variant=$1 args=()
+# kd_build VARIANT [TARGET...]: configures and builds the variant, every target or only the
+# TARGETs named (ci/conformance: kernodeck_conformance, what the conformance run needs).
+kd_build() {
+  local variant=$1 args=() targets=()
+  shift
   if [[ -z $variant ]]; then
     mapfile -t args < <(kd_own_torch_args)
   fi
+  if (($# > 0)); then targets=(--target "$@"); fi
   cmake --preset "$(kd_preset "$variant")" "${args[@]}" >/dev/null
-  cmake --build --preset "$(kd_preset "$variant")"
+  cmake --build --preset "$(kd_preset "$variant")" "${targets[@]}"
 }
 
 # Parallel jobs: most cases wait on a child process, so more jobs than cores.

@@ -19,7 +19,7 @@ struct BasicNode {
 constexpr BasicNode kBasicNodes[] = {{1, 3, "null"},    {1, 5, "zero"},    {1, 7, "full"},
                                      {1, 8, "random"}, {1, 9, "urandom"}, {5, 0, "tty"}};
 
-std::string quoted(const std::string& text) { return "'" + text + "'"; }
+std::string single_quoted(const std::string& text) { return "'" + text + "'"; }
 
 bool plain(const std::string& text) {
   return !text.empty() && text.find('\'') == std::string::npos && text.find('\n') == std::string::npos;
@@ -73,21 +73,21 @@ std::string PrivateMounts::write(const std::string& tmp) const {
   if (dev_) {
     const std::string dev = tmp + "/private-dev";
     mkdir(dev.c_str(), 0755);
-    script += "mount -t tmpfs -o mode=0755 kd-dev " + quoted(dev) + "\n";
+    script += "mount -t tmpfs -o mode=0755 kd-dev " + single_quoted(dev) + "\n";
     for (const BasicNode& n : kBasicNodes) {
-      script += "mknod -m 0666 " + quoted(dev + "/" + n.name) + " c " + std::to_string(n.major) +
+      script += "mknod -m 0666 " + single_quoted(dev + "/" + n.name) + " c " + std::to_string(n.major) +
                 " " + std::to_string(n.minor) + "\n";
     }
-    script += "mkdir -m 1777 " + quoted(dev + "/shm") + "\nln -s /proc/self/fd " +
-              quoted(dev + "/fd") + "\n";
+    script += "mkdir -m 1777 " + single_quoted(dev + "/shm") + "\nln -s /proc/self/fd " +
+              single_quoted(dev + "/fd") + "\n";
     for (const Node& n : nodes_) {
       if (!plain(n.name) || n.name.find("..") != std::string::npos) return "a node name is not plain";
-      script += "mkdir -p " + quoted(kd::dirname_of(dev + "/" + n.name)) + "\nmknod -m " +
-                mode_text(n.mode) + " " + quoted(dev + "/" + n.name) + " c " +
+      script += "mkdir -p " + single_quoted(kd::dirname_of(dev + "/" + n.name)) + "\nmknod -m " +
+                mode_text(n.mode) + " " + single_quoted(dev + "/" + n.name) + " c " +
                 std::to_string(n.major) + " " + std::to_string(n.minor) + "\n";
-      if (n.gid != 0) script += "chown 0:" + std::to_string(n.gid) + " " + quoted(dev + "/" + n.name) + "\n";
+      if (n.gid != 0) script += "chown 0:" + std::to_string(n.gid) + " " + single_quoted(dev + "/" + n.name) + "\n";
     }
-    script += "mount --bind " + quoted(dev) + " /dev\n";
+    script += "mount --bind " + single_quoted(dev) + " /dev\n";
   }
   if (!driver_files_.empty()) {
     const std::string driver = tmp + "/private-proc-driver";
@@ -96,13 +96,13 @@ std::string PrivateMounts::write(const std::string& tmp) const {
       mkdirs(kd::dirname_of(path));
       if (!write_text(path, content)) return "cannot write " + path;
     }
-    script += "mount --bind " + quoted(driver) + " /proc/driver\n";
+    script += "mount --bind " + single_quoted(driver) + " /proc/driver\n";
   }
   for (const auto& [bound, target] : binds_) {
     std::string source = bound;
     kd::replace_all(source, "{tmp}", tmp);
     if (!plain(source) || !plain(target)) return "a path to bind is not plain: " + target;
-    script += "mount --bind " + quoted(source) + " " + quoted(target) + "\n";
+    script += "mount --bind " + single_quoted(source) + " " + single_quoted(target) + "\n";
   }
   script += "exec \"$@\"\n";
   return write_text(tmp + "/mounts.sh", script) ? "" : "cannot write " + tmp + "/mounts.sh";

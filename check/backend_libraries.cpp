@@ -18,10 +18,12 @@ std::pair<std::string, std::string> requirement_parts(const std::string& pinned)
   return {pinned.substr(0, at), pinned.substr(at)};
 }
 
-// The python probe's origin ("wheel": a distribution's files, named) as the report's words: the
-// pinned release, or another distribution's or release's files.
+// The python probe's origin ("wheel": a distribution's files, named) as the report's words: a
+// file that is not the one the wheel installed, the pinned release, or another distribution's or
+// release's files.
 std::string origin_of(const BackendLibrary& l, const std::string& said) {
   if (said != "wheel") return said;
+  if (!l.intact) return "replaced_wheel";
   const auto [name, specifier] = requirement_parts(l.pinned);
   const bool pinned = !name.empty() && folded_name(name) == folded_name(l.distribution) &&
                       satisfies(l.version, specifier) == std::optional<bool>(true);
@@ -40,6 +42,8 @@ std::optional<BackendLibrary> library_of(const nlohmann::json& libraries, const 
   l.version = text(*it, "version");
   l.pinned = text(*it, "pinned");
   l.words = text(*it, "words");
+  l.intact = flag(*it, "intact", true);
+  l.source = text(*it, "source");
   l.origin = origin_of(l, text(*it, "origin"));
   return l;
 }
@@ -69,6 +73,7 @@ ojson library_json(const BackendLibrary& l) {
   out["runtime"] = token_or_null(l.runtime);
   if (dnn) out["accepted"] = l.runtime.empty() ? ojson(nullptr) : ojson(!l.refused);
   out["origin"] = token_or_null(l.origin);
+  if (dnn) out["source"] = token_or_null(l.source);
   const std::string pinned = Sanitizer::specifier(l.pinned);
   out["pinned"] = pinned.empty() ? ojson(nullptr) : ojson(pinned);
   return out;

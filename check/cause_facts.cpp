@@ -339,6 +339,10 @@ std::string origin_words(const BackendLibrary& l) {
   const std::string wheel = Sanitizer::token(l.distribution) + "==" + Sanitizer::token(l.version);
   if (l.origin == "pinned_wheel") return "the wheel torch pins (" + wheel + ")";
   if (l.origin == "other_wheel") return "the wheel " + wheel + ", not the release torch pins";
+  if (l.origin == "replaced_wheel") {
+    return "the folder of the wheel " + wheel + ", in a file that is not the one that wheel "
+           "installed (its size is not the one the wheel's RECORD gives)";
+  }
   if (l.origin == "cuda_toolkit") return "a CUDA toolkit's folder that LD_LIBRARY_PATH names";
   if (l.origin == "ld_library_path") return "a folder that LD_LIBRARY_PATH names";
   if (l.origin == "system") return "the system's library path (ld.so.cache)";

@@ -331,6 +331,9 @@ bool dnn_from_library_path(const Seen& s) {
   return dnn_refused(s) &&
          (s.library->origin == "cuda_toolkit" || s.library->origin == "ld_library_path");
 }
+bool dnn_files_replaced(const Seen& s) {
+  return dnn_refused(s) && s.library->origin == "replaced_wheel";
+}
 bool dnn_other_release(const Seen& s) {
   return dnn_refused(s) &&
          (s.library->origin == "other_wheel" || s.library->origin == "pinned_wheel");
@@ -517,6 +520,7 @@ constexpr CauseRow kCauses[] = {
 
     // ---- backend: the backend's own libraries (the python probe) ----
     {CAUSE(CudnnFromLibraryPath),             Backend, BackendLibraryMismatch, kBackendLibraries, seeing(dnn_from_library_path)},
+    {CAUSE(CudnnFilesReplaced),               Backend, BackendLibraryMismatch, kBackendLibraries, seeing(dnn_files_replaced)},
     {CAUSE(CudnnOtherRelease),                Backend, BackendLibraryMismatch, kBackendLibraries, seeing(dnn_other_release)},
     {CAUSE(CudnnFromSystem),                  Backend, BackendLibraryMismatch, kBackendLibraries, seeing(dnn_refused)},
     {CAUSE(NcclNotPinned),                    Backend, BackendLibraryMismatch, kBackendLibraries, seeing(ccl_not_pinned)},
@@ -1122,6 +1126,18 @@ constexpr CauseWords kWords[] = {
      "Take that folder off LD_LIBRARY_PATH, or put it after the folders of torch's own "
      "libraries, so that torch loads the {dnn} it pins ({dnn_pinned}; python -m pip install "
      "\"{dnn_pinned}\" where it is missing)."},
+    {CauseId::CudnnFilesReplaced,
+     "a cuDNN torch refuses, in the files of the wheel torch pins, written over",
+     "torch's own rule refuses it while the library loaded lies where a distribution's RECORD "
+     "lists it, with another size than the RECORD gives: the wheel's files were replaced, and "
+     "the library itself (cudnnGetVersion) says its release",
+     "torch {torch_version} refuses the {dnn} it loaded: it was built with {dnn} "
+     "{dnn_compiled} and found {dnn_runtime}, in {dnn_origin}: another {dnn} was written over "
+     "that wheel's files.",
+     "Reinstall the wheel's own files: python -m pip install --force-reinstall \"{dnn_pinned}\", "
+     "with this environment's python; then find what wrote over them (a second wheel that owns "
+     "the same paths, as pip show -f lists them, an image step that copies a system's {dnn} into "
+     "site-packages, an install with --no-deps) and take it out, or it will write them again."},
     {CauseId::CudnnOtherRelease,
      "a cuDNN torch refuses, from another release's wheel",
      "torch's own rule refuses it while the library loaded is a distribution's files "

@@ -116,6 +116,7 @@ enum class CauseId {
   WeightsLoadError,
   // backend: the backend's own libraries (the python probe)
   CudnnFromLibraryPath,
+  CudnnFilesReplaced,
   CudnnOtherRelease,
   CudnnFromSystem,
   NcclNotPinned,

@@ -97,7 +97,7 @@ const std::set<std::string>& allowed_extra_keys() {
         "/execution/compile/verified",
     };
     for (const char* library : {"cudnn", "nccl", "miopen", "rccl"}) {
-      for (const char* key : {"compiled", "runtime", "accepted", "origin", "pinned"}) {
+      for (const char* key : {"compiled", "runtime", "accepted", "origin", "source", "pinned"}) {
         extra.insert(std::string("/pytorch/") + library + "/" + key);
       }
     }

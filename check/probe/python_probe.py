@@ -550,10 +550,24 @@ def version_text(version):
     return ""
 
 
+def recorded_size(distribution, listed):
+    """The size the distribution's RECORD gives the file it lists as `listed`; None where the
+    line has none (or the distribution keeps no RECORD)."""
+    if not distribution.dist_info:
+        return None
+    for line in lines_of(os.path.join(distribution.info, "RECORD")):
+        parts = line.rsplit(",", 2)
+        if len(parts) == 3 and parts[0] == listed:
+            return int(parts[2]) if parts[2].isdigit() else None
+    return None
+
+
 def library_origin(prefix, installed):
     """Where the library this process loaded comes from, in fixed words, and the distribution
     whose files hold it: "wheel" (a distribution's, named), "ld_library_path" (a folder
-    LD_LIBRARY_PATH names, "cuda_toolkit" for a CUDA toolkit's), or "system"."""
+    LD_LIBRARY_PATH names, "cuda_toolkit" for a CUDA toolkit's), or "system". For a wheel's file,
+    "intact": its size is the one the wheel's RECORD gives (a file written over by another
+    package, an image step or a copy is not the wheel's, whatever folder it is in)."""
     paths = [p for p in loaded_objects(prefix) if re.match(re.escape(prefix) + r"\.\d+$",
                                                              os.path.basename(p))]
     if not paths:
@@ -568,7 +582,12 @@ def library_origin(prefix, installed):
         for f in d.files():
             if os.path.basename(f).startswith(prefix) and \
                     os.path.realpath(os.path.join(d.site, f)) == real:
-                return {"origin": "wheel", "distribution": d.name, "version": d.version}
+                try:
+                    size = os.path.getsize(real)
+                except OSError:
+                    size = -1
+                return {"origin": "wheel", "distribution": d.name, "version": d.version,
+                        "intact": recorded_size(d, f) == size}
     folder = os.path.dirname(real)
     for entry in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
         if entry and os.path.realpath(entry) == folder:
@@ -623,9 +642,10 @@ def cudnn_refusal(compiled, runtime, is_cuda):
 def wheel_release(origin):
     """The (major, minor, patch) of a library loaded from a distribution's files, from that
     distribution's version (nvidia-cudnn-cu13 9.26.0.51: (9, 26, 0)), as NVIDIA numbers its
-    wheels; None where it came from elsewhere, or the version says otherwise. Asking cuDNN itself
+    wheels; None where it came from elsewhere, where the file is not the one that wheel installed
+    ("intact"), or where the version says otherwise. Asking cuDNN itself
     (cudnnGetVersion) loads its graph library, about 9 ms, in every run."""
-    if origin.get("origin") != "wheel":
+    if origin.get("origin") != "wheel" or not origin.get("intact"):
         return None
     parts = origin.get("version", "").split(".")
     if len(parts) < 3 or not all(p.isdigit() for p in parts[:3]):
@@ -647,7 +667,9 @@ def backend_libraries(torch, installed):
         entry.update(library_origin("libMIOpen.so" if hip else "libcudnn.so", installed))
         try:
             compiled = cudnn.getCompileVersion()
-            runtime = wheel_release(entry) or cudnn.getRuntimeVersion()
+            runtime = wheel_release(entry)
+            entry["source"] = "wheel" if runtime else "library"
+            runtime = runtime or cudnn.getRuntimeVersion()
             entry["compiled"], entry["runtime"] = version_text(compiled), version_text(runtime)
             entry["words"] = cudnn_refusal(compiled, runtime, not hip)
             entry["refused"] = bool(entry["words"])

@@ -1174,6 +1174,9 @@ TEST(RecogniseBackendLibrary, ARefusedCudnnByWhereItComesFrom) {
   EXPECT_EQ(recognise_backend_library(cudnn_found("ld_library_path", true)),
             CauseId::CudnnFromLibraryPath);
   EXPECT_EQ(recognise_backend_library(cudnn_found("other_wheel", true)), CauseId::CudnnOtherRelease);
+  EXPECT_EQ(recognise_backend_library(cudnn_found("replaced_wheel", true)),
+            CauseId::CudnnFilesReplaced);
+  EXPECT_EQ(recognise_backend_library(cudnn_found("replaced_wheel", false)), std::nullopt);
   BackendLibrary nccl;
   nccl.name = "nccl";
   nccl.runtime = "2.30.7";
@@ -1181,6 +1184,25 @@ TEST(RecogniseBackendLibrary, ARefusedCudnnByWhereItComesFrom) {
   EXPECT_EQ(recognise_backend_library(nccl), std::nullopt);
   nccl.runtime = "2.28.3";
   EXPECT_EQ(recognise_backend_library(nccl), CauseId::NcclNotPinned);
+}
+
+TEST(CauseWords, CudnnFilesReplacedNamesTheWheelAndWhatElseWritesThere) {
+  BackendLibrary l = cudnn_found("replaced_wheel", true);
+  l.distribution = "nvidia-cudnn-cu13";
+  l.version = "9.26.0.51";
+  FactSources sources;
+  sources.library = &l;
+  sources.torch_version = "2.15.0";
+  Cause words = cause_words(CauseId::CudnnFilesReplaced, cause_facts(sources, Sanitizer({})));
+  EXPECT_EQ(words.what, "torch 2.15.0 refuses the cuDNN it loaded: it was built with cuDNN 9.26.0 "
+                        "and found 9.19.0, in the folder of the wheel nvidia-cudnn-cu13==9.26.0.51, "
+                        "in a file that is not the one that wheel installed (its size is not the "
+                        "one the wheel's RECORD gives): another cuDNN was written over that "
+                        "wheel's files.");
+  EXPECT_TRUE(has(words.next_action,
+                  "python -m pip install --force-reinstall \"nvidia-cudnn-cu13==9.26.0.51\""))
+      << words.next_action;
+  EXPECT_TRUE(has(words.next_action, "pip show -f")) << words.next_action;
 }
 
 TEST(CauseWords, ARefusedCudnnNamesBothVersionsWhereItComesFromAndThePin) {

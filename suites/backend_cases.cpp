@@ -3,8 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <regex>
 #include <sstream>
 
+#include "kd/supervisor.hpp"
 #include "util/files.hpp"
 #include "layer_test.hpp"
 #include "manipulations.hpp"
@@ -110,6 +113,53 @@ kdh::Preparation environment_with_cudnn_on_library_path(std::string release) {
   };
 }
 
+// The folder of the system's cuDNN (ld.so.cache's libcudnn.so.9: the CUDA toolkit's); "" where none.
+std::string system_cudnn_folder() {
+  kd::SpawnSpec ldconfig;
+  ldconfig.argv = {"/bin/sh", "-c", "/sbin/ldconfig -p | grep -m1 'libcudnn\\.so\\.9 '"};
+  const std::string line = kd::run_supervised(ldconfig, kd::deadline_in(20), {}).out.data;
+  std::smatch m;
+  if (!std::regex_search(line, m, std::regex("=> (/.+)/libcudnn\\.so\\.9"))) return "";
+  return m[1].str();
+}
+
+// {tmp}/venv: the torch wheel as pip installed it, the cuDNN it pins included (nvidia/cudnn and
+// nvidia_cudnn_cu13-*.dist-info with its RECORD), but the files of nvidia/cudnn/lib written over
+// by the system's cuDNN (the CUDA toolkit's, of another release), as an image step that copies
+// the system's cuDNN over the wheel's, or a second package owning the same paths, leaves them:
+// libcudnn.so.9, the library torch loads, is a copy; the libraries it loads in turn are links to
+// the system's; a file the system's cuDNN has no counterpart of stays the wheel's.
+kdh::Preparation environment_with_replaced_cudnn_files() {
+  return [](const std::string& tmp) -> std::string {
+    if (std::string why = environment_without_pinned_cudnn("")(tmp); !why.empty()) return why;
+    const std::string wheel = kdh::torch_wheel_site_packages(kdh::runner());
+    const std::string site = kdh::virtual_environment_site(tmp + "/venv");
+    const std::string system = system_cudnn_folder();
+    if (system.empty()) return "no cuDNN 9 in ld.so.cache";
+    std::vector<std::string> others;
+    for (const std::string& name : kd::folder_entries(wheel)) {
+      if (name.rfind("nvidia_cudnn_", 0) != 0) others.push_back(name);
+    }
+    if (std::string why = kdh::link_installed(wheel, site, others); !why.empty()) return why;
+    const std::string from = wheel + "/nvidia/cudnn", to = site + "/nvidia/cudnn";
+    if (std::string why = folder_of_links(from, to, {"lib"}); !why.empty()) return why;
+    if (mkdir((to + "/lib").c_str(), 0755) != 0) return "cannot make " + to + "/lib";
+    for (const std::string& name : kd::folder_entries(from + "/lib")) {
+      const std::string target = to + "/lib/" + name;
+      const std::string theirs = system + "/" + name;
+      if (name == "libcudnn.so.9" && kd::path_exists(theirs)) {
+        std::ifstream in(theirs, std::ios::binary);
+        std::ofstream out(target, std::ios::binary);
+        if (!(out << in.rdbuf())) return "cannot copy " + theirs;
+      } else if (symlink((kd::path_exists(theirs) ? theirs : from + "/lib/" + name).c_str(),
+                         target.c_str()) != 0) {
+        return "cannot link " + target;
+      }
+    }
+    return "";
+  };
+}
+
 Case cudnn_case(const std::string& id, kdh::Preparation prepare, const std::string& what,
                 kdh::Where where = kdh::Where::here()) {
   return Case(id, where)
@@ -166,6 +216,33 @@ std::vector<Case> cudnn_cases() {
           .expect_field_contains("/message", "the wheel nvidia-cudnn-cu13==9.24.1.1, not the "
                                              "release torch pins")
           .expect_field_contains("/message", "--force-reinstall"),
+      cudnn_case("cudnn_files_replaced_refused", environment_with_replaced_cudnn_files(),
+                 "the torch wheel with the cuDNN it pins, whose files in nvidia/cudnn/lib the "
+                 "system's cuDNN (the CUDA toolkit's) was written over")
+          .guards("a cuDNN torch refuses in the place of the wheel torch pins, whose file is not "
+                  "the one that wheel installed, is BACKEND_LIBRARY_MISMATCH (15) naming the "
+                  "release found by asking the library, never the wheel's word for it")
+          .needs(Requirement::SystemCudnn)
+          .outcome("BACKEND_LIBRARY_MISMATCH", "backend")
+          .expect_field("/error/type", "CudnnFilesReplaced")
+          .expect_field("/pytorch/cudnn/compiled", "9.26.0")
+          .expect_field("/pytorch/cudnn/accepted", false)
+          .expect_field("/pytorch/cudnn/origin", "replaced_wheel")
+          .expect_field("/pytorch/cudnn/source", "library")
+          .expect_field_contains("/message", "built with cuDNN 9.26.0 and found 9.")
+          .expect_field_contains("/message", "the wheel nvidia-cudnn-cu13==9.26.0.51")
+          .expect_field_contains("/message",
+                                 "pip install --force-reinstall \"nvidia-cudnn-cu13==9.26.0.51\"")
+          .expect_null("/execution/device"),
+      cudnn_case("cudnn_files_replaced_warns_on_the_cpu", environment_with_replaced_cudnn_files(),
+                 "the same, --device cpu")
+          .guards("on the CPU a cuDNN whose wheel's files were replaced is a warning, with the facts")
+          .needs(Requirement::SystemCudnn)
+          .args({"--device", "cpu"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/pytorch/cudnn/origin", "replaced_wheel")
+          .expect_field("/warnings/0/type", "CudnnFilesReplaced")
+          .expect_stderr_contains("warning (backend, CudnnFilesReplaced)"),
       cudnn_case("cudnn_on_the_library_path_refused",
                  environment_with_cudnn_on_library_path("nvidia-cudnn-cu13-9.24.1.1"),
                  "the torch wheel without the cuDNN it pins, and cuDNN 9.24's folder on "
@@ -191,6 +268,7 @@ std::vector<Case> cudnn_cases() {
           .expect_field("/pytorch/cudnn/runtime", "9.26.0")
           .expect_field("/pytorch/cudnn/accepted", true)
           .expect_field("/pytorch/cudnn/origin", "pinned_wheel")
+          .expect_field("/pytorch/cudnn/source", "wheel")
           .expect_field("/pytorch/nccl/origin", "pinned_wheel")
           .expect_field("/pytorch/nccl/pinned", "nvidia-nccl-cu13==2.30.7")
           .expect_field("/warnings", kdh::json::array()),

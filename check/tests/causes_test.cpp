@@ -93,15 +93,18 @@ TEST(Catalogue, TheProbesTypesAreTheBackendsOrACause) {
 // Where the check's sources give an error a type from a literal: ErrorInfo{"X", ...},
 // ErrorInfo{std::string("X"), ...}, a probe's set_error(err, "X", ...) (a conditional
 // too) or copy_text(err->type, sizeof err->type, "X"), a type compared with or set to
-// "X", or a JSON error {"type", "X"}. Each is "file:line: X", by line.
+// "X", or a JSON error {"type", "X"}. Each is "file:line: X", by line. A literal is read up to
+// its line's end (none of the check's spans two): std::regex's matcher recurses once a character,
+// and a match from one string's closing quote to the next string over a page of code would
+// overflow the stack of an unoptimised, sanitized test.
 std::vector<std::string> literal_error_types(const std::string& file, const std::string& text) {
   static const std::regex kPatterns[] = {
-      std::regex(R"re(ErrorInfo\s*[({]\s*(?:std::string\s*\(\s*)?"([^"]*)")re"),
-      std::regex(R"re(set_error\s*\(\s*\w+\s*,[^,;]*?"([^"]*)")re"),
-      std::regex(R"re(\btype\s*(?:==|!=|=)\s*"([^"]*)")re"),
-      std::regex(R"re("([^"]*)"\s*(?:==|!=)\s*[\w.>-]*type\b)re"),
-      std::regex(R"re([{,]\s*\{\s*"type"\s*,\s*"([^"]*)")re"),
-      std::regex(R"re(\w+\s*\(\s*[\w.>-]*\btype\s*,\s*sizeof[^,]*,\s*"([^"]*)")re"),
+      std::regex(R"re(ErrorInfo\s*[({]\s*(?:std::string\s*\(\s*)?"([^"\n]*)")re"),
+      std::regex(R"re(set_error\s*\(\s*\w+\s*,[^,;]*?"([^"\n]*)")re"),
+      std::regex(R"re(\btype\s*(?:==|!=|=)\s*"([^"\n]*)")re"),
+      std::regex(R"re("([^"\n]*)"\s*(?:==|!=)\s*[\w.>-]*type\b)re"),
+      std::regex(R"re([{,]\s*\{\s*"type"\s*,\s*"([^"\n]*)")re"),
+      std::regex(R"re(\w+\s*\(\s*[\w.>-]*\btype\s*,\s*sizeof[^,]*,\s*"([^"\n]*)")re"),
   };
   std::vector<std::pair<long, std::string>> places;  // line, literal
   for (const std::regex& pattern : kPatterns) {

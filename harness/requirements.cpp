@@ -238,15 +238,15 @@ std::optional<Unmet> probe_cxx_compiler(const Runner&) {
               "shows");
 }
 
-// The python probe's interpreter imports its torch and says whether it has torch.compile, which
-// came with torch 2.0 (Debian 12's python3-torch 1.13 has none).
-std::optional<Unmet> probe_torch_compile(const Runner& r) {
-  if (!r.python) {
-    return skip("needs the python probe's interpreter, whose torch torch.compile is of; this "
-                "check has none");
-  }
+// What PYTHON's torch says of itself: its release, and whether it has torch.compile (which came
+// with torch 2.0; Debian 12's python3-torch 1.13 has none). Empty where it does not import.
+struct TorchCompileAnswer {
+  std::string release;
+  bool has_compile = false;
+};
+std::optional<TorchCompileAnswer> ask_torch_compile(const std::string& python, std::string* why) {
   kd::SpawnSpec spec;
-  spec.argv = {*r.python, "-B", "-c",
+  spec.argv = {python, "-B", "-c",
                "import torch; print(torch.__version__, int(callable(getattr(torch, 'compile', "
                "None))))"};
   spec.out = kd::CaptureSpec{true, 64 * 1024, true};
@@ -255,13 +255,47 @@ std::optional<Unmet> probe_torch_compile(const Runner& r) {
   const std::string line = run.out.data.substr(0, run.out.data.find('\n'));
   if (!run.status.exited() || run.status.code != 0 ||
       !std::regex_match(line, m, std::regex("([^ ]+) ([01])"))) {
-    return skip("needs a torch that has torch.compile (2.0 and later); the python probe's "
-                "interpreter did not import its torch (" + run.status.describe() + ")");
+    *why = run.status.describe();
+    return std::nullopt;
   }
-  if (m[2] == "1") return met();
+  return TorchCompileAnswer{m[1].str(), m[2] == "1"};
+}
+
+// The python probe's interpreter imports its torch and says whether it has torch.compile.
+std::optional<Unmet> probe_torch_compile(const Runner& r) {
+  if (!r.python) {
+    return skip("needs the python probe's interpreter, whose torch torch.compile is of; this "
+                "check has none");
+  }
+  std::string why;
+  const std::optional<TorchCompileAnswer> answer = ask_torch_compile(*r.python, &why);
+  if (!answer) {
+    return skip("needs a torch that has torch.compile (2.0 and later); the python probe's "
+                "interpreter did not import its torch (" + why + ")");
+  }
+  if (answer->has_compile) return met();
   return skip("needs a torch that has torch.compile (2.0 and later); the check's torch is " +
-              m[1].str() + ", which has none: compile.run/compile_not_in_this_torch shows what "
-              "the check answers there");
+              answer->release + ", which has none: compile.run/compile_not_in_this_torch shows "
+              "what the check answers there");
+}
+
+// Debian's python3-torch imported by /usr/bin/python3, of a release older than torch.compile
+// (Debian 12's 1.13; Debian 13's 2.6 has it).
+std::optional<Unmet> probe_distribution_torch_without_compile(const Runner&) {
+  const std::string& python = distribution_torch_python();
+  if (python.empty()) {
+    return skip("needs Debian's python3-torch of a release older than torch.compile (Debian "
+                "12's 1.13), imported by /usr/bin/python3; there is none");
+  }
+  std::string why;
+  const std::optional<TorchCompileAnswer> answer = ask_torch_compile(python, &why);
+  if (!answer) {
+    return skip("needs Debian's python3-torch older than torch.compile; " + python +
+                " did not import its torch (" + why + ")");
+  }
+  if (!answer->has_compile) return met();
+  return skip("needs Debian's python3-torch of a release older than torch.compile (Debian 12's "
+              "1.13); this one is " + answer->release + ", which has torch.compile");
 }
 
 std::optional<Unmet> probe_other_python_torch(const Runner&) {
@@ -563,6 +597,9 @@ std::vector<Entry> runner_and_check_entries() {
       {{R::TorchCompile, "torch-compile",
         "the python probe's torch has torch.compile (torch 2.0 and later)"},
        probe_torch_compile},
+      {{R::DistributionTorchWithoutCompile, "distribution-torch-without-compile",
+        "Debian's python3-torch of a release older than torch.compile (Debian 12's 1.13)"},
+       probe_distribution_torch_without_compile},
   };
 }
 

@@ -38,6 +38,7 @@ enum class Requirement {
   SystemCudnn,      // a cuDNN in the system's library path (ld.so.cache), as a CUDA toolkit has
   CxxCompiler,      // a C++ compiler on PATH (CXX, g++ or c++), as torch.compile's inductor calls
   TorchCompile,     // the python probe's torch has torch.compile (torch 2.0 and later)
+  DistributionTorchWithoutCompile,  // Debian's python3-torch, older than torch.compile (1.13)
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace

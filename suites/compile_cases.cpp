@@ -80,7 +80,7 @@ std::vector<Case> compile_cases() {
           .guards("--compile with a torch older than torch.compile is COMPILE_FAILED (16) naming "
                   "that torch's release, the one torch.compile came with and the next action, "
                   "never the toolchain")
-          .needs(Requirement::DistributionTorch)
+          .needs(Requirement::DistributionTorchWithoutCompile)
           // Debian 12's python3-torch 1.13, imported by Debian's own interpreter (the
           // requirement's), whatever torch the check was built with.
           .env("KERNODECK_TORCH_PYTHON", "/usr/bin/python3")

@@ -238,27 +238,51 @@ std::optional<Unmet> probe_cxx_compiler(const Runner&) {
               "shows");
 }
 
-// What PYTHON's torch says of itself: its release, and whether it has torch.compile (which came
-// with torch 2.0; Debian 12's python3-torch 1.13 has none). Empty where it does not import.
-struct TorchCompileAnswer {
+// What PYTHON's `import torch` says of itself: the package's file, its release, and whether it
+// has torch.compile (which came with torch 2.0; Debian 12's python3-torch 1.13 has none). Empty,
+// with the reason in WHY, where it does not import.
+struct TorchAnswer {
+  std::string file;
   std::string release;
   bool has_compile = false;
 };
-std::optional<TorchCompileAnswer> ask_torch_compile(const std::string& python, std::string* why) {
+std::optional<TorchAnswer> ask_torch(const std::string& python, std::string* why) {
   kd::SpawnSpec spec;
   spec.argv = {python, "-B", "-c",
-               "import torch; print(torch.__version__, int(callable(getattr(torch, 'compile', "
-               "None))))"};
+               "import torch; print(torch.__file__); print(torch.__version__, "
+               "int(callable(getattr(torch, 'compile', None))))"};
   spec.out = kd::CaptureSpec{true, 64 * 1024, true};
   kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(60), {});
+  // Its first two lines; whatever follows (nothing, unless torch prints on import) is not read.
   std::smatch m;
-  const std::string line = run.out.data.substr(0, run.out.data.find('\n'));
   if (!run.status.exited() || run.status.code != 0 ||
-      !std::regex_match(line, m, std::regex("([^ ]+) ([01])"))) {
+      !std::regex_search(run.out.data, m, std::regex("([^\n]*)\n([^ \n]+) ([01])\n"),
+                         std::regex_constants::match_continuous)) {
     *why = run.status.describe();
     return std::nullopt;
   }
-  return TorchCompileAnswer{m[1].str(), m[2] == "1"};
+  return TorchAnswer{m[1].str(), m[2].str(), m[3] == "1"};
+}
+
+// Debian's python3-torch as /usr/bin/python3 imports it (its package under
+// /usr/lib/python3/dist-packages), asked once: the interpreter ("" where there is none) and
+// what its torch says of itself.
+struct DistributionTorchFacts {
+  std::string python;
+  TorchAnswer torch;
+};
+const DistributionTorchFacts& distribution_torch() {
+  static const DistributionTorchFacts facts = [] {
+    const std::string interpreter = "/usr/bin/python3";
+    if (!kd::path_exists(interpreter)) return DistributionTorchFacts{};
+    std::string why;
+    const std::optional<TorchAnswer> answer = ask_torch(interpreter, &why);
+    if (!answer || answer->file.rfind("/usr/lib/python3/dist-packages/torch/", 0) != 0) {
+      return DistributionTorchFacts{};
+    }
+    return DistributionTorchFacts{interpreter, *answer};
+  }();
+  return facts;
 }
 
 // The python probe's interpreter imports its torch and says whether it has torch.compile.
@@ -268,7 +292,7 @@ std::optional<Unmet> probe_torch_compile(const Runner& r) {
                 "check has none");
   }
   std::string why;
-  const std::optional<TorchCompileAnswer> answer = ask_torch_compile(*r.python, &why);
+  const std::optional<TorchAnswer> answer = ask_torch(*r.python, &why);
   if (!answer) {
     return skip("needs a torch that has torch.compile (2.0 and later); the python probe's "
                 "interpreter did not import its torch (" + why + ")");
@@ -279,23 +303,17 @@ std::optional<Unmet> probe_torch_compile(const Runner& r) {
               "what the check answers there");
 }
 
-// Debian's python3-torch imported by /usr/bin/python3, of a release older than torch.compile
-// (Debian 12's 1.13; Debian 13's 2.6 has it).
+// Debian's python3-torch, of a release older than torch.compile (Debian 12's 1.13; Debian 13's
+// 2.6 has it).
 std::optional<Unmet> probe_distribution_torch_without_compile(const Runner&) {
-  const std::string& python = distribution_torch_python();
-  if (python.empty()) {
+  const DistributionTorchFacts& distribution = distribution_torch();
+  if (distribution.python.empty()) {
     return skip("needs Debian's python3-torch of a release older than torch.compile (Debian "
                 "12's 1.13), imported by /usr/bin/python3; there is none");
   }
-  std::string why;
-  const std::optional<TorchCompileAnswer> answer = ask_torch_compile(python, &why);
-  if (!answer) {
-    return skip("needs Debian's python3-torch older than torch.compile; " + python +
-                " did not import its torch (" + why + ")");
-  }
-  if (!answer->has_compile) return met();
+  if (!distribution.torch.has_compile) return met();
   return skip("needs Debian's python3-torch of a release older than torch.compile (Debian 12's "
-              "1.13); this one is " + answer->release + ", which has torch.compile");
+              "1.13); this one is " + distribution.torch.release + ", which has torch.compile");
 }
 
 std::optional<Unmet> probe_other_python_torch(const Runner&) {
@@ -514,20 +532,7 @@ std::string built_extension(const std::string& name) {
   return kd::path_exists(path + ".installed") ? path : "";
 }
 
-const std::string& distribution_torch_python() {
-  static const std::string python = [] {
-    const std::string interpreter = "/usr/bin/python3";
-    if (!kd::path_exists(interpreter)) return std::string();
-    kd::SpawnSpec spec;
-    spec.argv = {interpreter, "-B", "-c", "import torch; print(torch.__file__)"};
-    spec.out = kd::CaptureSpec{true, 64 * 1024, true};
-    kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(60), {});
-    const bool debians = run.status.exited() && run.status.code == 0 &&
-                         run.out.data.rfind("/usr/lib/python3/dist-packages/torch/", 0) == 0;
-    return debians ? interpreter : std::string();
-  }();
-  return python;
-}
+const std::string& distribution_torch_python() { return distribution_torch().python; }
 
 std::string torch_wheel_site_packages(const Runner& r) {
   static const std::string site = [&r] {

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
-#include "orchestrator.hpp"
-#include "outcome.hpp"
+#include "run/cli.hpp"
+#include "run/orchestrator.hpp"
+#include "facts/outcome.hpp"
 #include "kd/supervisor.hpp"
 #include "util/files.hpp"
 #include "util/signals.hpp"
-#include "worker.hpp"
+#include "run/worker.hpp"
 
 namespace {
 

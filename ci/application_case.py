@@ -65,7 +65,7 @@ import subprocess
 import sys
 
 LAYER = "application"
-# The check's own rule for --import (check/cli.cpp, is_module_name).
+# The check's own rule for --import (check/run/cli.cpp, is_module_name).
 MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 MODULE_NAME_LIMIT = 200
 # Up to two runs of the check (a module's case), each within its own 30 s worker limit and as

@@ -1,4 +1,4 @@
-// The command line (check/cli.hpp): any argument list is an answer, never an exception;
+// The command line (check/run/cli.hpp): any argument list is an answer, never an exception;
 // accepted options respect the contract's ranges, a usage error says something.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "cli.hpp"
+#include "run/cli.hpp"
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,7 @@
 // The ELF reader (util/elf.hpp), which the check points at damaged files on purpose: whatever a
 // file holds, it is read without a crash, a read outside the file or a hang, and its verdict
 // agrees with the sizes it gives. The same bytes go to the readers of the loader's cache and a
-// wheel's RECORD (check/library_damage.hpp). Seeds: a small shared library with a DT_NEEDED, a
+// wheel's RECORD (check/stages/import/library_damage.hpp). Seeds: a small shared library with a DT_NEEDED, a
 // DT_RUNPATH and a GNU hash table, and a cut copy of it.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "library_damage.hpp"
+#include "stages/import/library_damage.hpp"
 #include "util/elf.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,4 +1,4 @@
-// The nvidia-smi parser (check/host_check.hpp): any output is read or refused, never
+// The nvidia-smi parser (check/run/host_check.hpp): any output is read or refused, never
 // invented: an answer holds a driver version made of digits and dots that appears in the
 // output, and a total memory that is not negative.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "host_check.hpp"
+#include "run/host_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view output(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// The worker's event lines (check/protocol.hpp), as the parent folds them: whatever a confused
+// The worker's event lines (check/facts/protocol.hpp), as the parent folds them: whatever a confused
 // worker or a fixture sends, the findings keep exactly the report's keys, the stage stays a
 // worker stage, and nothing throws.
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "protocol.hpp"
+#include "facts/protocol.hpp"
 
 namespace {
 

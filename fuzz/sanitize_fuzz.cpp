@@ -1,4 +1,4 @@
-// The sanitizer (check/sanitize.hpp): a secret planted anywhere in a message never comes out.
+// The sanitizer (check/facts/sanitize.hpp): a secret planted anywhere in a message never comes out.
 // The input chooses up to three secrets (3 to 64 bytes, as short as a host or user name) and
 // the text around a copy of one of them; the output may hold only the stand-in "<redacted>",
 // and the "..." of a cut, where the secret was.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "sanitize.hpp"
+#include "facts/sanitize.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // that must keep it out of what it publishes (reporting's published scan, the conformance
 // suite's leak checks, ci/'s scrub through kernodeck-machine), and the processes a run left
 // behind, found by the marker variable it gave them (the suite's cases, ci/kit/run).
-// The check's own sanitizing (check/sanitize.cpp) is its own: it follows the contract's report.
+// The check's own sanitizing (check/facts/sanitize.cpp) is its own: it follows the contract's report.
 #pragma once
 
 #include <optional>

@@ -1,11 +1,11 @@
 # The python probe: the interpreter of the user's environment imports its own torch and runs
 # the contract's computation in that torch, speaking the worker protocol to the check on
-# descriptor 3 (check/protocol.hpp). It is built into the check (check/CMakeLists.txt,
+# descriptor 3 (check/facts/protocol.hpp). It is built into the check (check/CMakeLists.txt,
 # kd_embed) and run as `python -c PROGRAM DEVICE INDEX [ASKED]`, ASKED a JSON object of the
 # modules to import and the weights files to open ({"imports": [...], "weights": [...]}), so that
 # it imports torch as any program of that environment started from the same folder does.
 #
-# It decides nothing. It answers the calls of the probe interface (check/probe_abi.h) in the
+# It decides nothing. It answers the calls of the probe interface (check/probe/probe_abi.h) in the
 # order the check's stages make them, stopping at the first that fails, and gives the facts
 # of an import that failed (the exception's class, the module it names, the tags of torch's
 # extension, whether the torch found is an installed package): the check's worker recognises

@@ -1,15 +1,15 @@
 // Covers application.hpp: the application stage walked over the python probe's answers, as
 // the check's parent walks them (run_python_answers): the report's block, the warnings, and the
 // first module asked that failed as EXTENSION_IMPORT_FAILED with its cause.
-#include "application.hpp"
+#include "stages/application/application.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "causes.hpp"
-#include "worker.hpp"
+#include "causes/causes.hpp"
+#include "run/worker.hpp"
 
 namespace kd {
 namespace {

@@ -2,7 +2,7 @@
 // numbers and words in its description), which cause each runtime answer,
 // evidence, loader message, worker's start and end and allocation is, and
 // the words a cause is given.
-#include "causes.hpp"
+#include "causes/causes.hpp"
 
 #include <errno.h>
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "probe_abi.h"
+#include "probe/probe_abi.h"
 
 namespace kd {
 
@@ -165,7 +165,7 @@ TEST(Catalogue, NoErrorTypeIsALiteralOutsideTheTables) {
 // The catalogue reads as a table: in causes.cpp's kCauses each cause's row is one line,
 // {CAUSE(Name), ...}, and nothing else is there but comments and blank lines.
 TEST(Catalogue, EachCauseIsOneLineOfTheTable) {
-  const std::string file = std::string(KD_CHECK_SOURCE_DIR) + "/causes.cpp";
+  const std::string file = std::string(KD_CHECK_SOURCE_DIR) + "/causes/causes.cpp";
   std::ifstream in(file);
   ASSERT_TRUE(in) << file;
   static const std::regex kRow(R"re(\s*\{CAUSE\(\w+\),.*\},\s*(//.*)?)re");

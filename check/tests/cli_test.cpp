@@ -1,12 +1,12 @@
 // Covers cli.hpp: every option, its defaults, and what is a usage error.
-#include "cli.hpp"
+#include "run/cli.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "version.hpp"
+#include "run/version.hpp"
 
 namespace kd {
 namespace {

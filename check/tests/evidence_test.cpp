@@ -1,7 +1,7 @@
 // Covers evidence.hpp: the shapes of visibility variables (never their values),
 // the versions read from files and names, the evidence's JSON and what the
 // parent refuses of it, device nodes and library copies read from a folder.
-#include "evidence.hpp"
+#include "facts/evidence.hpp"
 
 #include <elf.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Covers host_check.hpp: reading nvidia-smi's answer and running it within its limit.
-#include "host_check.hpp"
+#include "run/host_check.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // Covers library_damage.hpp: where the loader would take each file the import
 // needs, a damaged one found by its headers, and one damaged in place found by
 // its wheel's RECORD. The files are copies of a real module (the test probe).
-#include "library_damage.hpp"
+#include "stages/import/library_damage.hpp"
 
 #include <elf.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-#include "probe_abi.h"
+#include "probe/probe_abi.h"
 #include "util/files.hpp"
 #include "util/sha256.hpp"
 #include "util/tests/temp_dir.hpp"

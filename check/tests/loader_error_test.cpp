@@ -1,7 +1,7 @@
 // Covers loader_error.hpp: what is read from the loader's words (which
 // library, which version, which needs it), file names only. Which cause that
 // is, causes_test.cpp covers.
-#include "loader_error.hpp"
+#include "facts/loader_error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Covers outcome.hpp: the one table of codes, exit statuses and stages against CONTRACT.md.
-#include "outcome.hpp"
+#include "facts/outcome.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Covers output_file.hpp: a report file is created new and whole, or not at all, and nothing else is left.
-#include "output_file.hpp"
+#include "run/output_file.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

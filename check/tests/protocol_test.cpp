@@ -1,5 +1,5 @@
 // Covers protocol.hpp: the worker's event lines and how the parent folds them, refusing anything malformed.
-#include "protocol.hpp"
+#include "facts/protocol.hpp"
 
 #include <gtest/gtest.h>
 

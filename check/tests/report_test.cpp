@@ -1,5 +1,5 @@
 // Covers report.hpp: every key of the contract's report, in order, and what may go into it.
-#include "report.hpp"
+#include "run/report.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/utsname.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "version.hpp"
+#include "run/version.hpp"
 
 namespace kd {
 namespace {

@@ -2,7 +2,7 @@
 // words that name each limit and its value. Which failures a limit explains,
 // and the sentences around these words, are the cause catalogue's
 // (causes_test.cpp).
-#include "resource_limits.hpp"
+#include "facts/resource_limits.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>

@@ -1,5 +1,5 @@
 // Covers sanitize.hpp: what text from outside may look like once it enters a report.
-#include "sanitize.hpp"
+#include "facts/sanitize.hpp"
 
 #include <gtest/gtest.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 // The PEP 440 rules the application layer judges an extension's requirement on torch by: each
 // row's answer is the one `packaging` (SpecifierSet.contains with prereleases=True, as for an
 // installed version) gives.
-#include "version_spec.hpp"
+#include "facts/version_spec.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
 // Covers worker.hpp: the stages walked against in-process fake probes, the verification, loading a probe module, and the worker's argv.
-#include "worker.hpp"
+#include "run/worker.hpp"
+#include "stages/compute/compute.hpp"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol.hpp"
+#include "facts/protocol.hpp"
 #include "util/tests/temp_dir.hpp"
 
 #ifndef KD_TEST_PROBE_MODULE

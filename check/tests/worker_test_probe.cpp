@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "probe_abi.h"
+#include "probe/probe_abi.h"
 
 namespace {
 

@@ -1,0 +1,93 @@
+// What the worker tells the parent, as JSON lines on the worker's fd 3:
+//
+//   {"event":"stage","stage":"device"}            entering a stage
+//   {"event":"facts","pytorch":{...}}             facts as soon as known
+//   {"event":"facts","execution":{...}}
+//   {"event":"outcome","code":"CHECK_FAILED","stage":"compute",
+//    "error":{"type":"...","message":"...",
+//             "evidence":{...}}}                  the verdict, last
+//
+// The parent keeps only the keys the report has, with the types it expects,
+// so neither a confused worker nor a fixture can put anything else in a report.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "facts/evidence.hpp"
+#include "facts/extension_import.hpp"
+#include "facts/outcome.hpp"
+#include "facts/python_import.hpp"
+#include "facts/backend_library.hpp"
+#include "facts/compile_facts.hpp"
+#include "facts/weights_file.hpp"
+
+namespace kd {
+
+using ojson = nlohmann::ordered_json;
+
+// Where a worker's events go, one JSON line each.
+using EventSink = std::function<void(const std::string& line)>;
+
+struct ErrorInfo {
+  ErrorInfo() = default;
+  ErrorInfo(std::string type_, std::string message_, std::optional<Evidence> evidence_ = std::nullopt)
+      : type(std::move(type_)), message(std::move(message_)), evidence(std::move(evidence_)) {}
+
+  std::string type;
+  std::string message;
+  std::optional<Evidence> evidence;  // what the check saw after the failure (evidence.hpp)
+};
+
+// The report's `pytorch` and `execution` objects with every key null.
+ojson pytorch_skeleton();
+ojson execution_skeleton();
+
+struct WorkerFindings {
+  Stage stage = Stage::Import;  // the last stage the worker entered
+  ojson pytorch = pytorch_skeleton();
+  ojson execution = execution_skeleton();
+  std::optional<Outcome> outcome;
+  std::optional<Stage> outcome_stage;
+  std::optional<ErrorInfo> error;
+  std::string protocol_problem;  // first malformed event, if any
+  // The python probe's: the interpreter's version and environment, the first lines of the
+  // warnings its import of torch printed, and the facts of an import that failed.
+  std::string python_version;
+  std::string python_environment;
+  std::vector<std::string> import_warnings;
+  std::optional<PythonImport> python_import;
+  // The application layer's (application.hpp): the report's `application` block (null where
+  // the stage was not reached), the facts of the module asked with --import that failed, those
+  // of each distribution made for another torch (a warning each), those of the weights file of
+  // --weights that could not be used, and what the worker was doing when it was stopped
+  // ("importing kd_hang", "opening model.safetensors"; "" for none).
+  ojson application = nullptr;
+  std::optional<ExtensionImport> extension_failure;
+  std::vector<ExtensionImport> extension_warnings;
+  std::optional<WeightsFile> weights_failure;
+  std::string application_step;
+  // The backend's own libraries (backend_libraries.hpp): the cuDNN torch refused on a GPU, and
+  // those met without failing (each a warning).
+  std::optional<BackendLibrary> library_failure;
+  std::vector<BackendLibrary> library_warnings;
+  // torch.compile's failure (compile_facts.hpp), where it failed for its toolchain.
+  std::optional<CompileFacts> compile_failure;
+};
+
+// Parent side: folds one line into the findings; a malformed line is noted
+// in protocol_problem and otherwise ignored.
+void apply_event(WorkerFindings& findings, std::string_view line);
+
+// Worker side: the lines, built here so both ends share one definition.
+std::string stage_event(Stage stage);
+std::string facts_event(std::string_view section, const ojson& values);
+std::string outcome_event(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error);
+
+}  // namespace kd

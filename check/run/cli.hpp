@@ -1,0 +1,50 @@
+// The command line of the check (CONTRACT.md, "Command line"), parsed with
+// CLI11. A usage error is a value here; main() prints it and exits 2.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "stages/stage.hpp"
+
+namespace kd {
+
+struct Options {
+  Device device = Device::Cuda;
+  long long device_index = 0;
+  double timeout_s = 30.0;
+  std::optional<std::string> output;
+  bool host_check = false;
+  // Modules of the application to import after the computation (--import), in order, each
+  // once: dotted Python names ("torchvision", "torchvision.ops").
+  std::vector<std::string> imports;
+  // Weights files of the application to open after the computation (--weights), in order, each
+  // once, as given (a path).
+  std::vector<std::string> weights;
+  // The computation a second time through torch.compile (--compile).
+  bool compile = false;
+};
+
+inline constexpr double kMinTimeoutS = 5.0;
+inline constexpr double kMaxTimeoutS = 120.0;
+
+// Seconds as the contract writes them: "30" (not "30.000000"), "7.5".
+std::string seconds_text(double seconds);
+
+// --help or --version: print `text` on stdout and exit 0.
+struct InfoRequest {
+  std::string text;
+};
+
+// Bad arguments: print `message` on stderr and exit 2, nothing on stdout.
+struct UsageError {
+  std::string message;
+};
+
+using ParseResult = std::variant<Options, InfoRequest, UsageError>;
+
+ParseResult parse_command_line(const std::vector<std::string>& args);
+
+}  // namespace kd

@@ -1,0 +1,221 @@
+#include "stages/application/application.hpp"
+
+#include <set>
+
+#include "causes/causes.hpp"
+#include "facts/json_fields.hpp"
+#include "facts/version_spec.hpp"
+
+namespace kd {
+namespace {
+
+// The torch the environment imported: the python probe's library_info answer, and the C++ ABI
+// its listing gave.
+TorchFacts torch_of(const PythonAnswers& answers) {
+  TorchFacts t;
+  if (const nlohmann::json* lib = answers.find("library_info")) {
+    t.version = lib->value("version", nlohmann::json()).is_string() ? (*lib)["version"].get<std::string>() : "";
+    t.cuda = lib->value("cuda_version", nlohmann::json()).is_string()
+                 ? (*lib)["cuda_version"].get<std::string>()
+                 : "";
+  }
+  if (const nlohmann::json* listed = answers.find("extensions_listed")) {
+    if (auto abi = listed->find("torch_cxx11_abi"); abi != listed->end() && abi->is_boolean()) {
+      t.cxx11_abi = abi->get<bool>();
+    }
+  }
+  return t;
+}
+
+ojson text_or_null(const std::string& text) { return text.empty() ? ojson(nullptr) : ojson(text); }
+
+// One entry of application.extensions. `asked`: the module was asked with --import, and
+// `imported` is what became of it (null where it was not reached); a distribution only listed
+// has both null.
+ojson entry_of(const ExtensionImport& e, const nlohmann::json* answer) {
+  const std::optional<double> seconds =
+      answer != nullptr ? json_field::duration(*answer, "seconds") : std::nullopt;
+  return {{"module", text_or_null(e.module)},
+          {"distribution", text_or_null(e.distribution)},
+          {"version", text_or_null(e.version)},
+          {"requires_torch", e.requires_torch ? ojson(*e.requires_torch) : ojson(nullptr)},
+          {"torch_matches", e.torch_matches ? ojson(*e.torch_matches) : ojson(nullptr)},
+          {"imported", answer != nullptr ? ojson(!e.failed) : ojson(nullptr)},
+          {"seconds", seconds ? ojson(*seconds) : ojson(nullptr)}};
+}
+
+// The python probe's answers to `call`, in order.
+std::vector<const nlohmann::json*> answers_to(const PythonAnswers& answers, const char* call) {
+  std::vector<const nlohmann::json*> found;
+  for (const nlohmann::json& a : answers.answers) {
+    if (a.value("call", std::string()) == call) found.push_back(&a);
+  }
+  return found;
+}
+
+// The probe's own defect: an answer missing where the stage needs one. Never a pass.
+bool probe_gave_no(const char* what, const EventSink& sink) {
+  sink(outcome_event(Outcome::InternalError, Stage::Application,
+                     ErrorInfo{failure_type(Failure::WorkerException),
+                               std::string("the python probe gave no answer for ") + what}));
+  return false;
+}
+
+// One entry of application.weights: null where the file was not reached.
+ojson weights_entry_of(const WeightsFile& w, bool reached) {
+  ojson dtypes = ojson::array();
+  for (const std::string& d : w.dtypes) dtypes.push_back(d);
+  const auto or_null = [](const std::optional<long long>& v) { return v ? ojson(*v) : ojson(); };
+  return {{"file", w.file},
+          {"format", text_or_null(w.format)},
+          {"tensors", or_null(w.tensors)},
+          {"bytes", or_null(w.bytes)},
+          {"dtypes", dtypes},
+          {"verified", reached ? ojson(w.verified) : ojson(nullptr)},
+          {"seconds", w.seconds ? ojson(*w.seconds) : ojson(nullptr)}};
+}
+
+// The weights files asked, walked over their answers once the modules all imported: their
+// entries, and the first that could not be used. `reached`: the stage got to them.
+ojson weights_of(const PythonAnswers& answers, const std::vector<std::string>& asked,
+                 bool reached, std::optional<WeightsFile>& failure, std::string& unanswered) {
+  ojson entries = ojson::array();
+  const std::vector<const nlohmann::json*> opened = answers_to(answers, "weights");
+  for (size_t i = 0; i < asked.size(); ++i) {
+    const bool answered = reached && !failure && i < opened.size() &&
+                          opened[i]->value("file", std::string()) == asked[i];
+    if (!answered) {
+      WeightsFile w;
+      w.file = asked[i];
+      // Never answered (its opening did not return: not verified), or not reached.
+      const bool hung = reached && !failure && unanswered.empty();
+      if (hung) unanswered = asked[i];
+      entries.push_back(weights_entry_of(w, hung));
+      continue;
+    }
+    WeightsFile w = weights_file_of(*opened[i]);
+    entries.push_back(weights_entry_of(w, true));
+    if (!w.verified) failure = w;
+  }
+  return entries;
+}
+
+// The words of error.message for a weights file that could not be used: the failure's own
+// words where there are some, else what the check found.
+std::string weights_words(const WeightsFile& w) {
+  if (!w.words.empty()) return (w.exception.empty() ? "" : w.exception + ": ") + w.words;
+  if (!w.damage.empty()) return w.file + ": " + w.damage;
+  return w.file + ": " + format_words(w.format);
+}
+
+}  // namespace
+
+namespace {
+
+// The modules asked, walked over their answers, then the other distributions listed: the
+// entries of application.extensions, the warnings into `findings`, the first module that failed
+// and the first the probe gave no answer for (its import never returned).
+ojson extensions_of(const PythonAnswers& answers, const std::vector<std::string>& asked,
+                    WorkerFindings& findings, std::optional<ExtensionImport>& failure,
+                    std::string& unanswered) {
+  const TorchFacts torch = torch_of(answers);
+  ojson extensions = ojson::array();
+  std::set<std::string> covered;
+  const std::vector<const nlohmann::json*> imported = answers_to(answers, "extension");
+  for (size_t i = 0; i < asked.size(); ++i) {
+    if (i >= imported.size() || imported[i]->value("module", std::string()) != asked[i]) {
+      // Not reached (the worker stops at the first module that fails), or never answered (its
+      // import did not return: imported false, no time).
+      ExtensionImport e;
+      e.module = asked[i];
+      ojson entry = entry_of(e, nullptr);
+      if (!failure && unanswered.empty()) {
+        unanswered = asked[i];
+        entry["imported"] = false;
+      }
+      extensions.push_back(std::move(entry));
+      continue;
+    }
+    ExtensionImport e = extension_import_of(*imported[i], torch);
+    extensions.push_back(entry_of(e, imported[i]));
+    if (!e.distribution.empty()) covered.insert(folded_name(e.distribution));
+    if (e.failed) {
+      failure = e;
+    } else if (e.torch_matches == std::optional<bool>(false)) {
+      findings.extension_warnings.push_back(e);
+    }
+  }
+  const nlohmann::json listed = answers.find("extensions_listed")->value("distributions",
+                                                                          nlohmann::json::array());
+  for (const nlohmann::json& distribution : listed.is_array() ? listed : nlohmann::json::array()) {
+    ExtensionImport e = extension_import_of(distribution, torch);
+    if (e.distribution.empty() || !covered.insert(folded_name(e.distribution)).second) continue;
+    extensions.push_back(entry_of(e, nullptr));
+    if (e.torch_matches == std::optional<bool>(false)) findings.extension_warnings.push_back(e);
+  }
+  return extensions;
+}
+
+// error.message of a module that failed: the exception and its words, a missing function
+// demangled.
+std::string extension_words(const ExtensionImport& failure) {
+  std::string words = failure.words;
+  const std::string& symbol = failure.undefined_symbol;
+  if (!symbol.empty() && words.find(symbol) != std::string::npos) {
+    words.replace(words.find(symbol), symbol.size(), demangled(symbol));
+  }
+  return (failure.exception.empty() ? "" : failure.exception + ": ") + words;
+}
+
+}  // namespace
+
+bool application_stage(const PythonAnswers& answers, const ApplicationAsked& asked,
+                       WorkerFindings& findings, const EventSink& sink) {
+  sink(stage_event(Stage::Application));
+  if (answers.find("extensions_listed") == nullptr) {
+    return probe_gave_no("the distributions that require torch", sink);
+  }
+  std::optional<ExtensionImport> failure;
+  std::string unanswered;
+  const ojson extensions = extensions_of(answers, asked.imports, findings, failure, unanswered);
+  std::optional<WeightsFile> weights_failure;
+  std::string unopened;
+  const ojson weights = weights_of(answers, asked.weights, !failure && unanswered.empty(),
+                                   weights_failure, unopened);
+  sink(facts_event("application", {{"extensions", extensions}, {"weights", weights}}));
+  if (!unanswered.empty()) return probe_gave_no(("the module " + unanswered).c_str(), sink);
+  if (!unopened.empty()) return probe_gave_no(("the weights file " + unopened).c_str(), sink);
+  if (failure) {
+    findings.extension_failure = failure;
+    const CauseInfo& row = cause_info(recognise_extension(*failure));
+    sink(outcome_event(row.outcome, Stage::Application,
+                       ErrorInfo{std::string(row.type), extension_words(*failure)}));
+    return false;
+  }
+  if (!weights_failure) return true;
+  findings.weights_failure = weights_failure;
+  const CauseInfo& row = cause_info(recognise_weights(*weights_failure));
+  sink(outcome_event(row.outcome, Stage::Application,
+                     ErrorInfo{std::string(row.type), weights_words(*weights_failure)}));
+  return false;
+}
+
+std::string application_step(const PythonAnswers& answers) {
+  std::string step;
+  for (const nlohmann::json& a : answers.answers) {
+    const std::string call = a.value("call", std::string());
+    if (call == "importing") step = "importing " + a.value("module", std::string());
+    if (call == "opening") step = "opening " + a.value("file", std::string());
+    if (call == "extension" || call == "weights") step.clear();
+  }
+  return step;
+}
+
+std::string weights_name(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const size_t slash = trimmed.rfind('/');
+  return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+}
+
+}  // namespace kd

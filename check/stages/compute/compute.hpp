@@ -1,0 +1,27 @@
+// The compute stage: the contract's fixed computation on the chosen device, verified here (the
+// product, the loss 196 and the gradient), and the memory the device's allocator then holds.
+#pragma once
+
+#include <string>
+
+#include "probe/probe_abi.h"
+#include "stages/stage.hpp"
+
+namespace kd {
+
+// The fixed computation's loss, (sum of a @ b)^2 (CONTRACT.md, "The fixed computation").
+inline constexpr float kExpectedLoss = 196;
+
+// What the fixed computation must give (CONTRACT.md, "The fixed computation").
+struct Verification {
+  bool product_ok = false;
+  bool gradient_ok = false;
+  bool loss_ok = false;
+  std::string problem;  // the first mismatch, for the report
+};
+Verification verify(const kd_compute_result& result);
+
+// compute: the fixed computation, verified. False once it has finished the run.
+bool compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& s, kd_error& err);
+
+}  // namespace kd

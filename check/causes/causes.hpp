@@ -1,12 +1,13 @@
-// The causes the check tells apart inside a failing layer, registered once in
-// causes.cpp as a table of a line a cause (kCauses): its name (the CauseId,
+// The causes the check tells apart inside a failing layer, each registered once
+// in its layer's table (causes/<layer>.hpp, joined by catalogue.cpp in the
+// enumeration's order) as one entry: its row on one line, its name (the CauseId,
 // the error.type and the key), its layer and outcome, where it is met and how
 // it is recognised (the GPU runtime's error number, the loader's words, a sign
 // of the evidence; the system's error number, the signal or the last words of
-// a worker that could not start or ended without a verdict); and beside it, in
-// the same order, its words for people (kWords): its title, how it is
-// recognised, its message and its next action. cause_info gives both as one
-// CauseInfo; a cause missing from either table does not compile. The worker
+// a worker that could not start or ended without a verdict); and below it its
+// words for people: its title, how it is recognised, its message and its next
+// action. cause_info gives the entry; a cause missing, or out of the
+// enumeration's order, does not compile. The worker
 // recognises the causes of its layers and names them in error.type; the parent
 // recognises those of the worker's start and end, of an allocation refused
 // under a limit and of a standard output that refused the report, and words
@@ -214,8 +215,8 @@ struct Recogniser {
   constexpr bool generic() const { return numbers[0] == 0 && words[0].empty() && sign == nullptr; }
 };
 
-// One cause of the catalogue: its row and its words (kCauses and kWords in
-// causes.cpp). `type` is the cause's name ("DriverMismatch"), the report's
+// One cause of the catalogue: its row and its words (an entry of its layer's
+// table, causes/<layer>.hpp). `type` is the cause's name ("DriverMismatch"), the report's
 // error.type, and `key` the same name in lower snake case ("driver_mismatch"),
 // both spelled by the row's one CAUSE(DriverMismatch).
 struct CauseInfo {

@@ -162,35 +162,44 @@ TEST(Catalogue, NoErrorTypeIsALiteralOutsideTheTables) {
                              << ::testing::PrintToString(found);
 }
 
-// The catalogue reads as a table: in causes.cpp's kCauses each cause's row is one line,
-// {CAUSE(Name), ...}, and nothing else is there but comments and blank lines.
-TEST(Catalogue, EachCauseIsOneLineOfTheTable) {
-  const std::string file = std::string(KD_CHECK_SOURCE_DIR) + "/causes/causes.cpp";
-  std::ifstream in(file);
-  ASSERT_TRUE(in) << file;
-  static const std::regex kRow(R"re(\s*\{CAUSE\(\w+\),.*\},\s*(//.*)?)re");
+// The catalogue reads as a table, a layer a file (causes/<layer>.hpp): in each layer's table
+// (inline constexpr CauseInfo k<Layer>Causes[]) each cause is one entry whose row is its first
+// line, {CAUSE(Name), stage, outcome, where, how, and its words (title, how it is recognised,
+// message, next action) the lines below it; nothing else is there but comments and blank lines.
+TEST(Catalogue, EachCauseIsOneEntryWithItsRowOnOneLine) {
+  namespace fs = std::filesystem;
+  static const std::regex kTable(R"re(inline constexpr CauseInfo k\w+Causes\[\] = \{)re");
+  static const std::regex kRow(R"re(    \{CAUSE\(\w+\),\s*\w+,\s*\w+,\s*[\w| ]+,\s*\S.*,)re");
+  static const std::regex kWords(R"re(     (".*"|k\w+)(,|\},)?)re");
   static const std::regex kNoCode(R"re(\s*(//.*)?)re");
-  std::string line;
-  long number = 0;
-  bool open = false;
   size_t rows = 0;
-  std::vector<std::string> not_rows;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!open) {
-      open = line.rfind("constexpr CauseRow kCauses[] = {", 0) == 0;
-      continue;
-    }
-    if (line == "};") break;
-    if (std::regex_match(line, kRow)) {
-      ++rows;
-    } else if (!std::regex_match(line, kNoCode)) {
-      not_rows.push_back("causes.cpp:" + std::to_string(number) + ": " + line);
+  size_t tables = 0;
+  std::vector<std::string> not_entries;
+  const fs::path folder = fs::path(KD_CHECK_SOURCE_DIR) / "causes";
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    std::ifstream in(entry.path());
+    std::string line;
+    long number = 0;
+    bool open = false;
+    while (std::getline(in, line)) {
+      ++number;
+      if (!open) {
+        open = std::regex_match(line, kTable);
+        tables += open ? 1 : 0;
+        continue;
+      }
+      if (line == "};") break;
+      if (std::regex_match(line, kRow)) {
+        ++rows;
+      } else if (!std::regex_match(line, kWords) && !std::regex_match(line, kNoCode)) {
+        not_entries.push_back(entry.path().filename().string() + ":" + std::to_string(number) +
+                              ": " + line);
+      }
     }
   }
-  ASSERT_TRUE(open) << "no table kCauses in " << file;
-  EXPECT_TRUE(not_rows.empty()) << "lines of the table that are not a whole row:\n"
-                                << ::testing::PrintToString(not_rows);
+  EXPECT_GE(tables, 8u) << "the layers' tables are not in " << folder;
+  EXPECT_TRUE(not_entries.empty()) << "lines of a table that are neither a row nor its words:\n"
+                                   << ::testing::PrintToString(not_entries);
   EXPECT_EQ(rows, all_causes().size());
 }
 

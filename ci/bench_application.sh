@@ -321,7 +321,10 @@ measure_weights() {
 }
 
 measure_backend() {
-  local env=$work/backend py probe=$root/check/probe/python_probe.py figures
+  # The python probe as the build joined it from its sections (check/CMakeLists.txt), the
+  # program the check embeds.
+  local env=$work/backend py probe=$build_dir/check/python_probe.py figures
+  [[ -f $probe ]] || die "$probe is not there: configure $build_dir (ci/bench configures it)"
   make_env "$env"
   py=$env/bin/python
   python3 ci/bench_backend.py embedded "$check" "$probe" ||

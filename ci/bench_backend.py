@@ -3,8 +3,9 @@
 first (the standard library, and torch for the commands that import it).
 
   bench_backend.py import PROBE
-      (timed) loads the python probe's functions from PROBE (check/probe/python_probe.py: its
-      text without its last line, `main()`, which is never run), then imports torch, and leaves
+      (timed) loads the python probe's functions from PROBE (<build>/check/python_probe.py, the
+      program the build joins from check/probe/python/: its text without its last line,
+      `main()`, which is never run), then imports torch, and leaves
       through os._exit(0) as the probe does: an interpreter ready to compute the facts.
   bench_backend.py facts PROBE
       (timed) the same, then the facts of the backend's own libraries through the probe's own

@@ -1,4 +1,4 @@
-// What the python probe (probe/python_probe.py, compile_stage) saw of a torch.compile that failed
+// What the python probe (probe/python/compile.py, compile_stage) saw of a torch.compile that failed
 // (--compile): the error behind torch.compile's wrappers, and what its toolchain needs where it
 // runs (a C++ compiler and the Python headers for inductor's C++ code on the CPU, triton of the
 // release torch pins and a C compiler for its launcher on a GPU). The check recognises the cause

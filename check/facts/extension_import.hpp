@@ -1,4 +1,4 @@
-// What the python probe (probe/python_probe.py) saw of a module of the application asked with
+// What the python probe (probe/python/application.py) saw of a module of the application asked with
 // --import, in the interpreter and the torch the computation ran in: its distribution's
 // metadata, the libraries of it that link libtorch, and, where its import or the loading of
 // those libraries failed, the exception's facts (never its trace). The check recognises the

@@ -1,4 +1,4 @@
-// What the python probe (probe/python_probe.py) saw of an `import torch` that failed in the
+// What the python probe (probe/python/import.py) saw of an `import torch` that failed in the
 // interpreter of the user's environment: the exception's facts, never its trace. The check
 // recognises the import's cause from them (causes.hpp, recognise_python_import), not from the
 // exception's wording:

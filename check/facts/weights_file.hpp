@@ -1,4 +1,4 @@
-// What the python probe (probe/python_probe.py, check_weights) saw of a weights file asked with
+// What the python probe (probe/python/weights.py, check_weights) saw of a weights file asked with
 // --weights, opened as an application loads it in the interpreter and torch the computation ran
 // in, never running code from it: the format its first bytes show, what its header or torch.load
 // found (tensors, bytes, dtypes), and where it could not be used, the facts (the system's error

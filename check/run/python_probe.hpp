@@ -1,5 +1,6 @@
-// The python probe, the check's side: the program (probe/python_probe.py, built into the check)
-// that the interpreter of the user's environment runs as the worker, and its answers. The
+// The python probe, the check's side: the program (probe/python/, its sections joined by the
+// build, built into the check) that the interpreter of the user's environment runs as the
+// worker, and its answers. The
 // program imports torch as the application does and answers the calls of the probe interface
 // (probe_abi.h) in the order the stages make them, as JSON lines on the worker's event
 // descriptor beside the protocol's stage events:
@@ -25,7 +26,7 @@ namespace kd {
 // tool.probe of a run through the interpreter's own import.
 inline constexpr const char* kProbeKindPython = "python";
 
-// The program, byte for byte as probe/python_probe.py.
+// The program, byte for byte as the build joined it (<build>/check/python_probe.py).
 std::string_view python_probe_program();
 
 // The worker's argv: the interpreter running the program for a device, an index, and, as a JSON

@@ -1,5 +1,5 @@
 // The application layer, the product guide's fourth, after the computation has passed: the
-// python probe's answers (probe/python_probe.py, `application`) of the environment's
+// python probe's answers (probe/python/application.py, `application`) of the environment's
 // distributions that require torch, listed from their metadata alone, and of the modules asked
 // with --import, each imported in the interpreter and the torch the computation ran in, its
 // libraries that link libtorch loaded as torch loads an extension's ops library. The check

@@ -1,4 +1,4 @@
-// The backend's own libraries, as the python probe (probe/python_probe.py, backend_libraries)
+// The backend's own libraries, as the python probe (probe/python/backend.py, backend_libraries)
 // read them in the torch the environment imported, without a GPU or its driver: cuDNN (MIOpen on
 // ROCm), the version torch was built with and the one it loaded, whether torch accepts it (its own
 // check, torch.backends.cudnn.version()), where the one loaded comes from and the wheel torch pins;

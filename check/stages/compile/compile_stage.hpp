@@ -1,6 +1,6 @@
 // --compile: the contract's computation a second time through torch.compile and its default
 // backend (inductor), after the eager one, as the python probe answered it (compile_stage in
-// probe/python_probe.py); verified as the eager computation is (worker.hpp, verify). The report's
+// probe/python/compile.py); verified as the eager computation is (worker.hpp, verify). The report's
 // execution.compile says how it went; a failure is COMPILE_FAILED at stage compile, its cause
 // from what the toolchain lacked (compile_facts.hpp, recognise_compile). Its caches went to the
 // check's private folder, which the parent removes.

@@ -8,7 +8,6 @@
 #include <optional>
 #include <utility>
 
-#include "facts/json_fields.hpp"
 #include "facts/protocol.hpp"
 #include "stages/application/application.hpp"
 #include "stages/backend/backend_libraries.hpp"

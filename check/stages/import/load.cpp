@@ -9,7 +9,6 @@
 #include <optional>
 #include <utility>
 
-#include "facts/json_fields.hpp"
 #include "facts/loader_error.hpp"
 #include "stages/import/torch_location.hpp"
 

@@ -245,18 +245,20 @@ std::vector<Case> environment_cases() {
           .expect_field_contains("/message", "256 MiB")
           .expect_no_new_files(),
       Case("memory_cgroup_too_small")
-          .guards("a worker killed by a cgroup's out-of-memory killer is WORKER_FAILED (11) "
-                  "naming the memory limit")
+          .guards("a worker killed by a cgroup's out-of-memory killer (its oom_kill count rose) "
+                  "is OUT_OF_MEMORY (9) KilledForMemory, naming the cgroup's memory limit")
           .needs(Requirement::ProbeModule)
           .needs(Requirement::MemoryCgroup)
           .prepare(memory_cgroup(16 * kMiB), "in a cgroup of its own with 16 MiB of memory")
           .wrap({"/bin/sh", "{tmp}/cgroup.sh"}, "")
           .args({"--device", "cpu"})
-          .outcome("WORKER_FAILED", "import")
-          .expect_field("/error/type", "KilledFromOutside")
+          .outcome("OUT_OF_MEMORY", "import")
+          .expect_field("/error/type", "KilledForMemory")
           .expect_field_contains("/error/message", "SIGKILL")
-          .expect_field_contains("/message", "out-of-memory killer")
-          .expect_field_contains("/message", "16 MiB")
+          .expect_field_contains("/message", "killed by the out-of-memory killer")
+          .expect_field_contains("/message", "the memory limit of this cgroup is 16 MiB")
+          .expect_field_contains("/message", "resources.limits.memory")
+          .expect_field_lacks("/message", "most often")
           .expect_no_new_files()
           .also(cgroup_removed),
       passes("memory_cgroup_enough")

@@ -216,8 +216,9 @@ CauseId recognise_worker_start(int error_number) {
          }).value_or(CauseId::SpawnFailed);
 }
 
-CauseId recognise_worker_end(const WaitStatus& status, std::string_view last_words) {
-  const Seen seen{kNoEvidence, last_words, kNoCopy, &status};
+CauseId recognise_worker_end(const WaitStatus& status, std::string_view last_words,
+                             const ResourceLimits& limits) {
+  const Seen seen{kNoEvidence, last_words, kNoCopy, &status, &limits};
   return first_row(kWorkerEnd, [&](const Recogniser& how) {
            return says_one_of(how, last_words) || shows(how, seen);
          }).value_or(CauseId::WorkerFailed);

@@ -150,6 +150,7 @@ std::string after_semicolon(const std::string& limits) {
 
 void limit_facts(const ResourceLimits& limits, Facts& facts) {
   facts["memory_limits"] = after_semicolon(memory_limits_text(limits));
+  facts["cgroup_memory_limit"] = after_semicolon(cgroup_memory_limit_text(limits));
   facts["process_limits"] = after_semicolon(process_limits_text(limits));
   facts["open_file_limit"] = after_semicolon(open_file_limit_text(limits));
   if (limits.address_space) facts["address_space"] = size_text(*limits.address_space);

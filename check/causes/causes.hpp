@@ -134,6 +134,7 @@ enum class CauseId {
   OpenFileLimitAtStart,
   SpawnFailed,
   // the worker ended without a verdict
+  KilledForMemory,
   KilledFromOutside,
   DiedForLackOfMemory,
   ThreadStartFailed,
@@ -289,9 +290,11 @@ std::optional<CauseId> recognise_damaged_library(const LibraryCopy& copy);
 // The worker could not be started: by the system's error number (errno);
 // SpawnFailed, a defect of the check or its installation, where no row fits.
 CauseId recognise_worker_start(int error_number);
-// The worker ended without a verdict: by how it ended and its last line of
-// output; WorkerFailed where no row fits.
-CauseId recognise_worker_end(const WaitStatus& status, std::string_view last_words);
+// The worker ended without a verdict: by how it ended, its last line of
+// output and what the memory cgroups' out-of-memory killer did meanwhile
+// (`limits`' oom_kills_while_running); WorkerFailed where no row fits.
+CauseId recognise_worker_end(const WaitStatus& status, std::string_view last_words,
+                             const ResourceLimits& limits);
 // The interpreter's own `import torch` failed, short of the loader's refusal (whose words
 // recognise_loader reads): by the exception's facts (python_import.hpp); TorchImportError
 // where no row fits.

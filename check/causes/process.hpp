@@ -1,5 +1,5 @@
-// The worker process's causes: its start refused by a limit, its end without a verdict, an
-// allocation refused.
+// The worker process's causes: its start refused by a limit, its end without a verdict (the
+// out-of-memory killer's among them), an allocation refused.
 #pragma once
 
 #include <errno.h>
@@ -28,6 +28,13 @@ inline constexpr W kNoThread{"Resource temporarily unavailable", "Thread creatio
 // The worker ended by SIGKILL, which the check sends only when it stops it.
 inline bool killed_from_outside(const Seen& s) {
   return s.status != nullptr && s.status->signaled && s.status->signal == SIGKILL;
+}
+
+// That SIGKILL came while the out-of-memory killer of this process's memory cgroups killed: their
+// count of kills (oom_kill) rose between the worker's start and its end.
+inline bool killed_for_memory(const Seen& s) {
+  return killed_from_outside(s) && s.limits != nullptr &&
+         s.limits->oom_kills_while_running.value_or(0) > 0;
 }
 
 // An address-space limit (ulimit -v) is set.
@@ -61,6 +68,16 @@ inline constexpr CauseInfo kProcessCauses[] = {
      "The check itself failed.",
      "Report this defect of the check with this report."},
     // ---- the worker's end without a verdict ----
+    {CAUSE(KilledForMemory),                  Import,  OutOfMemory,       kWorkerEnd,    seeing(killed_for_memory),
+     "the worker killed by the out-of-memory killer",
+     "the worker ended by a SIGKILL the check did not send while the out-of-memory kill count "
+     "(oom_kill) of its memory cgroups rose",
+     "The worker process was killed by the out-of-memory killer during the {stage} stage: its "
+     "memory cgroup counted an out-of-memory kill while it ran{cgroup_memory_limit}.",
+     "Raise the container's memory limit (resources.limits.memory in Kubernetes, docker run "
+     "--memory): loading libtorch takes hundreds of MiB, a CUDA build several GiB; or make the "
+     "application's weights take less, loaded with mmap=True (torch.load) or in a smaller dtype "
+     "(bfloat16, float16)."},
     {CAUSE(KilledFromOutside),                Import,  WorkerFailed,      kWorkerEnd,    seeing(killed_from_outside),
      "the worker killed from outside (the out-of-memory killer)",
      "the worker ended by a SIGKILL the check did not send (it sends one only on a timeout or an "

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <vector>
 
@@ -33,25 +34,68 @@ std::optional<unsigned long long> read_limit_file(const std::string& path) {
   return value;
 }
 
-// The lowest limit in `file` from this cgroup up to the hierarchy's root.
-std::optional<unsigned long long> lowest_on_the_way_up(const std::string& mount,
-                                                       std::string path,
-                                                       const std::string& file) {
+// The value of `key` in a flat keyed file ("oom_kill 3" among v2's memory.events or v1's
+// memory.oom_control); nullopt where the file or the key is not there.
+std::optional<unsigned long long> read_keyed_count(const std::string& path,
+                                                   const std::string& key) {
+  std::ifstream in(path);
+  std::string name;
+  unsigned long long value = 0;
+  while (in >> name >> value) {
+    if (name == key) return value;
+  }
+  return std::nullopt;
+}
+
+using Reader = std::function<std::optional<unsigned long long>(const std::string& file)>;
+
+// `read` of `file` in this cgroup and each one above it, up to the hierarchy's root, as
+// `combine` folds them; nullopt where none could be read.
+std::optional<unsigned long long> on_the_way_up(
+    const std::string& mount, std::string path, const std::string& file, const Reader& read,
+    unsigned long long (*combine)(unsigned long long, unsigned long long)) {
   if (path.empty() || path[0] != '/' || path.find("..") != std::string::npos) return std::nullopt;
-  std::optional<unsigned long long> lowest;
+  std::optional<unsigned long long> folded;
   for (;;) {
-    auto value = read_limit_file(mount + (path == "/" ? "" : path) + "/" + file);
-    if (value && (!lowest || *value < *lowest)) lowest = value;
+    auto value = read(mount + (path == "/" ? "" : path) + "/" + file);
+    if (value) folded = folded ? combine(*folded, *value) : *value;
     if (path == "/") break;
     size_t slash = path.rfind('/');
     path = slash == 0 ? "/" : path.substr(0, slash);
   }
-  return lowest;
+  return folded;
 }
 
-void read_cgroup_limits(ResourceLimits& limits) {
-  std::ifstream in("/proc/self/cgroup");
-  std::ifstream unified("/sys/fs/cgroup/cgroup.controllers");
+unsigned long long lower_of(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+unsigned long long sum_of(unsigned long long a, unsigned long long b) { return a + b; }
+
+// The lowest limit in `file` from this cgroup up to the hierarchy's root.
+std::optional<unsigned long long> lowest_on_the_way_up(const std::string& mount,
+                                                       const std::string& path,
+                                                       const std::string& file) {
+  return on_the_way_up(mount, path, file, read_limit_file, lower_of);
+}
+
+// The out-of-memory kills in `file` from this cgroup up to the hierarchy's root, summed: each
+// level counts the kills of its own processes, or of all below it (the kernel's default), so
+// either way a kill in this cgroup raises the sum.
+std::optional<unsigned long long> oom_kills_on_the_way_up(const std::string& mount,
+                                                          const std::string& path,
+                                                          const std::string& file) {
+  auto oom_kill = [](const std::string& f) { return read_keyed_count(f, "oom_kill"); };
+  return on_the_way_up(mount, path, file, oom_kill, sum_of);
+}
+
+// Each controller's cgroup of a process whose /proc/<pid>/cgroup is `proc_cgroup`: `visit`
+// is given the controller ("memory", "pids"), the mount of its hierarchy under `mount` (the
+// cgroup file systems' folder, /sys/fs/cgroup) and the cgroup's path there, and whether that is
+// cgroup v2's unified hierarchy. A hybrid machine's v2 line is skipped: its controllers are v1's.
+void each_cgroup(const std::string& proc_cgroup, const std::string& mount,
+                 const std::function<void(const std::string& controller,
+                                          const std::string& hierarchy,
+                                          const std::string& path, bool v2)>& visit) {
+  std::ifstream in(proc_cgroup);
+  std::ifstream unified(mount + "/cgroup.controllers");
   const bool pure_v2 = static_cast<bool>(unified);
   for (std::string line; std::getline(in, line);) {
     size_t a = line.find(':');
@@ -59,24 +103,30 @@ void read_cgroup_limits(ResourceLimits& limits) {
     if (b == std::string::npos) continue;
     std::string controllers = line.substr(a + 1, b - a - 1);
     std::string path = line.substr(b + 1);
-    auto lower = [](std::optional<unsigned long long>& slot, std::optional<unsigned long long> v) {
-      if (v && (!slot || *v < *slot)) slot = v;
-    };
     if (controllers.empty() && pure_v2) {
-      lower(limits.cgroup_memory, lowest_on_the_way_up("/sys/fs/cgroup", path, "memory.max"));
-      lower(limits.cgroup_pids, lowest_on_the_way_up("/sys/fs/cgroup", path, "pids.max"));
+      for (const char* c : {"memory", "pids"}) visit(c, mount, path, true);
       continue;
     }
     std::istringstream list(controllers);
-    for (std::string c; std::getline(list, c, ',');) {
-      if (c == "memory") {
-        lower(limits.cgroup_memory, lowest_on_the_way_up("/sys/fs/cgroup/memory", path,
-                                                         "memory.limit_in_bytes"));
-      } else if (c == "pids") {
-        lower(limits.cgroup_pids, lowest_on_the_way_up("/sys/fs/cgroup/pids", path, "pids.max"));
-      }
-    }
+    for (std::string c; std::getline(list, c, ',');) visit(c, mount + "/" + c, path, false);
   }
+}
+
+void read_cgroup_limits(ResourceLimits& limits) {
+  auto lower = [](std::optional<unsigned long long>& slot, std::optional<unsigned long long> v) {
+    if (v && (!slot || *v < *slot)) slot = v;
+  };
+  each_cgroup("/proc/self/cgroup", "/sys/fs/cgroup",
+              [&](const std::string& controller, const std::string& hierarchy,
+                  const std::string& path, bool v2) {
+                if (controller == "memory") {
+                  lower(limits.cgroup_memory,
+                        lowest_on_the_way_up(hierarchy, path,
+                                             v2 ? "memory.max" : "memory.limit_in_bytes"));
+                } else if (controller == "pids") {
+                  lower(limits.cgroup_pids, lowest_on_the_way_up(hierarchy, path, "pids.max"));
+                }
+              });
 }
 
 }  // namespace
@@ -86,10 +136,13 @@ std::string memory_limits_text(const ResourceLimits& l) {
   if (l.address_space) {
     parts.push_back("the address-space limit (ulimit -v) is " + size_text(*l.address_space));
   }
-  if (l.cgroup_memory) {
-    parts.push_back("the memory limit of this cgroup is " + size_text(*l.cgroup_memory));
-  }
+  if (l.cgroup_memory) parts.push_back(cgroup_memory_limit_text(l));
   return joined(parts);
+}
+
+std::string cgroup_memory_limit_text(const ResourceLimits& l) {
+  return l.cgroup_memory ? "the memory limit of this cgroup is " + size_text(*l.cgroup_memory)
+                         : "";
 }
 
 std::string process_limits_text(const ResourceLimits& l) {
@@ -127,6 +180,26 @@ ResourceLimits read_resource_limits() {
   limits.open_files = rlimit_of(RLIMIT_NOFILE);
   read_cgroup_limits(limits);
   return limits;
+}
+
+std::optional<unsigned long long> read_cgroup_oom_kills(const std::string& proc_cgroup,
+                                                        const std::string& mount) {
+  std::optional<unsigned long long> kills;
+  each_cgroup(proc_cgroup, mount,
+              [&kills](const std::string& controller, const std::string& hierarchy,
+                       const std::string& path, bool v2) {
+                if (controller != "memory") return;
+                auto counted = oom_kills_on_the_way_up(
+                    hierarchy, path, v2 ? "memory.events" : "memory.oom_control");
+                if (counted) kills = kills.value_or(0) + *counted;
+              });
+  return kills;
+}
+
+std::optional<unsigned long long> oom_kills_since(std::optional<unsigned long long> before,
+                                                  std::optional<unsigned long long> after) {
+  if (!before || !after) return std::nullopt;
+  return *after > *before ? *after - *before : 0;
 }
 
 }  // namespace kd

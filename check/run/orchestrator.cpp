@@ -172,14 +172,16 @@ WorkerVerdict verdict_of_death(const RunResult& run, const WorkerFindings& findi
   std::string words = last_line(run.out.data);
   if (!words.empty()) message += "; its last output: " + words;
   // A report it could not use says nothing of a resource limit.
-  CauseId id = findings.protocol_problem.empty() ? recognise_worker_end(run.status, words)
+  CauseId id = findings.protocol_problem.empty() ? recognise_worker_end(run.status, words, limits)
                                                  : CauseId::WorkerFailed;
   FactSources sources;
   sources.stage = stage_name(findings.stage);
   const std::string sanitized_how = sanitizer.message(how);
   sources.how = sanitized_how;
-  ErrorInfo error{std::string(cause_info(id).type), message};
-  return {Outcome::WorkerFailed, findings.stage, error, 0, words_of(id, sources, limits, sanitizer)};
+  const CauseInfo& row = cause_info(id);
+  ErrorInfo error{std::string(row.type), message};
+  // The out-of-memory killer's SIGKILL is OUT_OF_MEMORY, every other end WORKER_FAILED.
+  return {row.outcome, findings.stage, error, 0, words_of(id, sources, limits, sanitizer)};
 }
 
 // How an import ended that a damaged file may explain: words of the loader's that name no
@@ -468,11 +470,15 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
   hooks.on_event_line = [&findings, &answers](std::string_view line) {
     if (!take_python_line(answers, line)) apply_event(findings, line);
   };
+  // The out-of-memory kills counted so far: one more by the worker's end, with a SIGKILL the
+  // check did not send, is the out-of-memory killer's, not a guess.
+  const std::optional<unsigned long long> oom_kills = read_cgroup_oom_kills();
   RunResult run = run_supervised(spec, deadline, hooks);
 
   if (probe.kind == kProbeKindPython) walk_python_answers(answers, run, request, searched, findings,
                                                          sanitizer);
-  const ResourceLimits limits = read_resource_limits();
+  ResourceLimits limits = read_resource_limits();
+  limits.oom_kills_while_running = oom_kills_since(oom_kills, read_cgroup_oom_kills());
   if (auto verdict = verdict_of_end(run, findings, limits, sanitizer)) return *verdict;
   const bool given = findings.outcome && findings.protocol_problem.empty() &&
                      run.status.exited() && run.status.code == 0;

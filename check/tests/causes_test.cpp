@@ -271,6 +271,7 @@ TEST(Catalogue, EachRowNamesTheStagesItsReportCanHave) {
   EXPECT_EQ(stage_text(CauseId::TorchNotFound), "import");
   EXPECT_EQ(stage_text(CauseId::ProcessLimitAtStart), "import");
   EXPECT_EQ(stage_text(CauseId::KilledFromOutside), "the last stage reached");
+  EXPECT_EQ(stage_text(CauseId::KilledForMemory), "the last stage reached");
   EXPECT_EQ(stage_text(CauseId::WorkerFailed), "the last stage reached");
   EXPECT_EQ(stage_text(CauseId::AllocationUnderAddressSpaceLimit), "device or compute");
   EXPECT_EQ(stage_text(CauseId::StdoutWriteFailed), "output");
@@ -663,35 +664,71 @@ TEST(RecogniseWorkerStart, OtherErrorsAreNoResourceLimit) {
 WaitStatus killed_by(int sig) { return WaitStatus{true, true, -1, sig}; }
 WaitStatus exited_with(int code) { return WaitStatus{true, false, code, 0}; }
 
+// The worker's end under `limits`: by default, no out-of-memory kill counted while it ran.
+CauseId worker_end(const WaitStatus& status, std::string_view last_words,
+                   const ResourceLimits& limits = {}) {
+  return recognise_worker_end(status, last_words, limits);
+}
+
+ResourceLimits oom_kills_while_running(std::optional<unsigned long long> kills) {
+  ResourceLimits limits;
+  limits.cgroup_memory = 16ULL << 20;
+  limits.oom_kills_while_running = kills;
+  return limits;
+}
+
+// The sign is the cgroups' own count of kills, not a guess from the signal: a SIGKILL while it
+// rose is the out-of-memory killer's, whatever the last words.
+TEST(RecogniseWorkerEnd, ASigkillWhileTheOomKillCountRoseIsTheOutOfMemoryKillers) {
+  EXPECT_EQ(worker_end(killed_by(SIGKILL), "", oom_kills_while_running(1)),
+            CauseId::KilledForMemory);
+  EXPECT_EQ(worker_end(killed_by(SIGKILL), "  what():  std::bad_alloc", oom_kills_while_running(2)),
+            CauseId::KilledForMemory);
+  EXPECT_EQ(cause_info(CauseId::KilledForMemory).outcome, Outcome::OutOfMemory);
+}
+
+// Without a rise, or without a count to read, a SIGKILL stays one from outside; and a rise
+// beside another end is not the out-of-memory killer's (it kills with SIGKILL only).
+TEST(RecogniseWorkerEnd, WithoutTheCountsRiseASigkillStaysFromOutside) {
+  EXPECT_EQ(worker_end(killed_by(SIGKILL), "", oom_kills_while_running(0)),
+            CauseId::KilledFromOutside);
+  EXPECT_EQ(worker_end(killed_by(SIGKILL), "", oom_kills_while_running(std::nullopt)),
+            CauseId::KilledFromOutside);
+  EXPECT_EQ(worker_end(killed_by(SIGSEGV), "", oom_kills_while_running(1)),
+            CauseId::WorkerFailed);
+  EXPECT_EQ(worker_end(exited_with(1), "fatal: out of memory", oom_kills_while_running(1)),
+            CauseId::DiedForLackOfMemory);
+}
+
 TEST(RecogniseWorkerEnd, AnOutsideSigkillComesBeforeTheLastWords) {
-  EXPECT_EQ(recognise_worker_end(killed_by(SIGKILL), ""), CauseId::KilledFromOutside);
-  EXPECT_EQ(recognise_worker_end(killed_by(SIGKILL), "terminate called after throwing an "
+  EXPECT_EQ(worker_end(killed_by(SIGKILL), ""), CauseId::KilledFromOutside);
+  EXPECT_EQ(worker_end(killed_by(SIGKILL), "terminate called after throwing an "
                                                      "instance of 'std::bad_alloc'"),
             CauseId::KilledFromOutside);
 }
 
 TEST(RecogniseWorkerEnd, LastWordsOfLackOfMemory) {
-  EXPECT_EQ(recognise_worker_end(killed_by(SIGABRT), "  what():  std::bad_alloc"),
+  EXPECT_EQ(worker_end(killed_by(SIGABRT), "  what():  std::bad_alloc"),
             CauseId::DiedForLackOfMemory);
-  EXPECT_EQ(recognise_worker_end(exited_with(1), "mmap: Cannot allocate memory"),
+  EXPECT_EQ(worker_end(exited_with(1), "mmap: Cannot allocate memory"),
             CauseId::DiedForLackOfMemory);
-  EXPECT_EQ(recognise_worker_end(exited_with(1), "fatal: out of memory"),
+  EXPECT_EQ(worker_end(exited_with(1), "fatal: out of memory"),
             CauseId::DiedForLackOfMemory);
 }
 
 TEST(RecogniseWorkerEnd, LastWordsOfAThreadThatCouldNotStart) {
-  EXPECT_EQ(recognise_worker_end(exited_with(1), "libgomp: Thread creation failed: Resource "
+  EXPECT_EQ(worker_end(exited_with(1), "libgomp: Thread creation failed: Resource "
                                                  "temporarily unavailable"),
             CauseId::ThreadStartFailed);
-  EXPECT_EQ(recognise_worker_end(killed_by(SIGABRT), "pthread_create failed"),
+  EXPECT_EQ(worker_end(killed_by(SIGABRT), "pthread_create failed"),
             CauseId::ThreadStartFailed);
 }
 
 TEST(RecogniseWorkerEnd, OtherEndsAreTheGenericRow) {
-  EXPECT_EQ(recognise_worker_end(killed_by(SIGSEGV), ""), CauseId::WorkerFailed);
-  EXPECT_EQ(recognise_worker_end(killed_by(SIGTERM), ""), CauseId::WorkerFailed);
-  EXPECT_EQ(recognise_worker_end(exited_with(3), "some last words"), CauseId::WorkerFailed);
-  EXPECT_EQ(recognise_worker_end(exited_with(0), ""), CauseId::WorkerFailed);
+  EXPECT_EQ(worker_end(killed_by(SIGSEGV), ""), CauseId::WorkerFailed);
+  EXPECT_EQ(worker_end(killed_by(SIGTERM), ""), CauseId::WorkerFailed);
+  EXPECT_EQ(worker_end(exited_with(3), "some last words"), CauseId::WorkerFailed);
+  EXPECT_EQ(worker_end(exited_with(0), ""), CauseId::WorkerFailed);
 }
 
 TEST(RecogniseAllocation, OnlyUnderAnAddressSpaceLimit) {
@@ -818,7 +855,8 @@ TEST(CauseWords, AProcessLimitNamesUlimitAndItsValue) {
 
 TEST(CauseWords, WithoutAKnownLimitTheSentenceStillEnds) {
   for (CauseId id : {CauseId::ProcessLimitAtStart, CauseId::OutOfMemoryAtStart,
-                     CauseId::OpenFileLimitAtStart, CauseId::KilledFromOutside,
+                     CauseId::OpenFileLimitAtStart, CauseId::KilledForMemory,
+                     CauseId::KilledFromOutside,
                      CauseId::DiedForLackOfMemory, CauseId::ThreadStartFailed}) {
     Cause c = worker_words(id, ResourceLimits{});
     EXPECT_EQ(c.what.back(), '.') << c.what;
@@ -854,6 +892,22 @@ TEST(CauseWords, AnOutsideSigkillPointsAtTheOutOfMemoryKiller) {
                     "import stage, most often by the out-of-memory killer of a memory limit; the "
                     "memory limit of this cgroup is 16 MiB.");
   EXPECT_TRUE(has(c.next_action, "Raise the memory or address-space limit")) << c.next_action;
+}
+
+// The out-of-memory killer keeps the cgroup's limit, not the address-space one: the message names
+// the one that binds, and the way out is more of it, or weights that need less.
+TEST(CauseWords, TheOutOfMemoryKillerNamesTheCgroupsLimitAndWhatToRaise) {
+  ResourceLimits limits = address_space(8192 * kMiB);
+  limits.cgroup_memory = 16 * kMiB;
+  limits.oom_kills_while_running = 1;
+  Cause c = worker_words(CauseId::KilledForMemory, limits, "import");
+  EXPECT_EQ(c.what, "The worker process was killed by the out-of-memory killer during the import "
+                    "stage: its memory cgroup counted an out-of-memory kill while it ran; the "
+                    "memory limit of this cgroup is 16 MiB.");
+  for (const char* words : {"resources.limits.memory", "docker run --memory", "mmap=True",
+                            "smaller dtype"}) {
+    EXPECT_TRUE(has(c.next_action, words)) << c.next_action;
+  }
 }
 
 TEST(CauseWords, LastWordsOfLackOfMemoryOrThreadsNameTheirLimits) {

@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace kd {
@@ -48,6 +51,82 @@ TEST(OpenFileLimitText, NamesTheLimitSet) {
   EXPECT_EQ(open_file_limit_text(limits), "");
   limits.open_files = 8;
   EXPECT_EQ(open_file_limit_text(limits), "the open-file limit (ulimit -n) is 8");
+}
+
+TEST(CgroupMemoryLimitText, NamesTheCgroupsLimitAlone) {
+  ResourceLimits limits;
+  limits.address_space = 256 * kMiB;
+  EXPECT_EQ(cgroup_memory_limit_text(limits), "");
+  limits.cgroup_memory = 16 * kMiB;
+  EXPECT_EQ(cgroup_memory_limit_text(limits), "the memory limit of this cgroup is 16 MiB");
+}
+
+// A made-up /proc/<pid>/cgroup and cgroup file systems, in a folder of the test's own.
+class CgroupTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("kd-cgroup-tree-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_ / "fs");
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  void write(const std::string& relative, const std::string& text) {
+    const std::filesystem::path path = root_ / relative;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+  std::optional<unsigned long long> kills() {
+    return read_cgroup_oom_kills((root_ / "cgroup").string(), (root_ / "fs").string());
+  }
+  std::filesystem::path root_;
+};
+
+std::string v1_oom_control(int kills) {
+  return "oom_kill_disable 0\nunder_oom 0\noom_kill " + std::to_string(kills) + "\n";
+}
+
+std::string v2_events(int kills) {
+  return "low 0\nhigh 0\nmax 4\noom 2\noom_kill " + std::to_string(kills) +
+         "\noom_group_kill 7\n";
+}
+
+// v1: the memory hierarchy's memory.oom_control, from this cgroup up to the root, summed; the
+// other controllers' lines and a hybrid machine's controller-less v2 line count nothing.
+TEST_F(CgroupTree, V1CountsMemoryOomControlOnTheWayUp) {
+  write("cgroup", "5:devices:/\n4:memory:/pod/box\n1:cpu,cpuacct:/\n0::/\n");
+  write("fs/memory/memory.oom_control", v1_oom_control(0));
+  write("fs/memory/pod/memory.oom_control", v1_oom_control(2));
+  write("fs/memory/pod/box/memory.oom_control", v1_oom_control(1));
+  EXPECT_EQ(kills(), 3u);
+  write("fs/memory/pod/box/memory.oom_control", v1_oom_control(2));
+  EXPECT_EQ(kills(), 4u);
+}
+
+// v2: memory.events' oom_kill, not oom_group_kill; the root has no memory.events.
+TEST_F(CgroupTree, V2CountsMemoryEventsOnTheWayUp) {
+  write("cgroup", "0::/kubepods/pod1\n");
+  write("fs/cgroup.controllers", "cpu memory pids\n");
+  write("fs/kubepods/memory.events", v2_events(1));
+  write("fs/kubepods/pod1/memory.events", v2_events(1));
+  EXPECT_EQ(kills(), 2u);
+}
+
+// Nothing to read is no count, never zero: a SIGKILL then stays one from outside.
+TEST_F(CgroupTree, NoCountWhereNoneCanBeRead) {
+  EXPECT_FALSE(kills());
+  write("cgroup", "4:memory:/box\n");
+  EXPECT_FALSE(kills());
+  write("fs/memory/box/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");
+  EXPECT_FALSE(kills()) << "a kernel older than the oom_kill field";
+}
+
+TEST(OomKillsSince, TheRiseOrNothingWhereEitherIsUnknown) {
+  EXPECT_EQ(oom_kills_since(3, 4), 1u);
+  EXPECT_EQ(oom_kills_since(3, 3), 0u);
+  EXPECT_EQ(oom_kills_since(5, 3), 0u);  // a cgroup gone between the reads
+  EXPECT_FALSE(oom_kills_since(std::nullopt, 4));
+  EXPECT_FALSE(oom_kills_since(3, std::nullopt));
 }
 
 TEST(ReadResourceLimits, SeesThisProcesssAddressSpaceLimit) {

@@ -92,6 +92,19 @@ const std::set<std::string>& allowed_extra_keys() {
         "/error/message",
         "/application/extensions",
         "/application/weights",
+        // Added with the application's precisions and memory: a report of an earlier check
+        // has none of them.
+        "/requested/dtypes",
+        "/memory_by_stage",
+        "/memory_by_stage/import",
+        "/memory_by_stage/compute",
+        "/memory_by_stage/application",
+        "/application/precisions",
+        "/application/memory",
+        "/application/memory/weights_bytes",
+        "/application/memory/available_bytes",
+        "/application/memory/limited_by",
+        "/application/memory/fits",
         "/execution/compile/backend",
         "/execution/compile/seconds",
         "/execution/compile/verified",
@@ -99,6 +112,11 @@ const std::set<std::string>& allowed_extra_keys() {
     for (const char* library : {"cudnn", "nccl", "miopen", "rccl"}) {
       for (const char* key : {"compiled", "runtime", "accepted", "origin", "source", "pinned"}) {
         extra.insert(std::string("/pytorch/") + library + "/" + key);
+      }
+    }
+    for (const char* stage : {"import", "compute", "application"}) {
+      for (const char* key : {"rss_bytes", "allocated_bytes", "reserved_bytes"}) {
+        extra.insert(std::string("/memory_by_stage/") + stage + "/" + key);
       }
     }
     extra.insert(evidence_keys().begin(), evidence_keys().end());
@@ -320,12 +338,22 @@ class ReportShape {
     if (passed && at("/tool/probe") == "python" && block.is_null()) {
       problem("a pass of the python probe without its /application block");
     }
+    memory_by_stage(passed);
     if (block.is_null()) return;
-    if (!block.is_object() || block.size() != 2 || !block.contains("extensions") ||
-        !block["extensions"].is_array() || !block.contains("weights") ||
-        !block["weights"].is_array()) {
-      problem("/application is not {\"extensions\": [...], \"weights\": [...]}: " + show(block));
+    // {extensions, weights}, and since the application's precisions and memory also
+    // {precisions, memory}: both or neither.
+    const bool later = block.is_object() && block.contains("precisions");
+    if (!block.is_object() || block.size() != (later ? 4u : 2u) ||
+        !block.contains("extensions") || !block["extensions"].is_array() ||
+        !block.contains("weights") || !block["weights"].is_array() ||
+        (later && (!block["precisions"].is_array() || !block.contains("memory")))) {
+      problem("/application is not {\"extensions\": [...], \"weights\": [...], \"precisions\": "
+              "[...], \"memory\": ...}: " + show(block));
       return;
+    }
+    if (later) {
+      precisions(block["precisions"], passed);
+      memory(block["memory"], passed);
     }
     std::set<std::string> listed;
     for (const json& e : block["extensions"]) extension(e, listed);
@@ -341,6 +369,79 @@ class ReportShape {
     for (const char* code : {"EXTENSION_IMPORT_FAILED", "WEIGHTS_UNUSABLE"}) {
       if (at("/code") == code && stage != "application") {
         problem(std::string(code) + " at stage " + show(at("/stage")) + ", not application");
+      }
+    }
+  }
+
+  // application.precisions: each {dtype, device, verified, seconds}, the dtype one --dtype takes;
+  // every --dtype asked listed on a pass, each verified.
+  void precisions(const json& list, bool passed) {
+    static const std::set<std::string> names{"float16",     "bfloat16", "float8_e4m3fn",
+                                             "float8_e5m2", "float32",  "float64"};
+    std::set<std::string> listed;
+    for (const json& p : list) {
+      if (!p.is_object() || p.size() != 4 || !p.value("dtype", json()).is_string() ||
+          !names.count(p["dtype"].get<std::string>()) || !p.value("device", json()).is_string() ||
+          !p.value("verified", json()).is_boolean() || !p.contains("seconds") ||
+          !(p["seconds"].is_null() || (p["seconds"].is_number() && p["seconds"] >= 0))) {
+        problem("a precision is not {dtype, device, verified, seconds}: " + show(p));
+        continue;
+      }
+      listed.insert(p["dtype"].get<std::string>());
+      if (passed && p["verified"] != true) problem("a pass with a precision not verified: " + show(p));
+    }
+    for (const std::string& dtype : arg_values(arguments_, "--dtype")) {
+      if (passed && !listed.count(dtype)) problem("a pass without the precision asked " + dtype);
+    }
+  }
+
+  // application.memory: null without --weights; else its sizes, what binds, whether they fit.
+  void memory(const json& m, bool passed) {
+    if (m.is_null()) {
+      if (passed && !arg_values(arguments_, "--weights").empty()) {
+        problem("a pass with --weights without /application/memory");
+      }
+      return;
+    }
+    static const std::set<std::string> limits{"device", "cgroup", "available", "address_space"};
+    const json limited = m.value("limited_by", json());
+    if (!m.is_object() || m.size() != 4 || !m.value("weights_bytes", json()).is_number_unsigned() ||
+        !(m.value("available_bytes", json()).is_null() ||
+          m["available_bytes"].is_number_unsigned()) ||
+        !(limited.is_null() || (limited.is_string() && limits.count(limited.get<std::string>()))) ||
+        !(m.value("fits", json()).is_null() || m["fits"].is_boolean())) {
+      problem("/application/memory is not {weights_bytes, available_bytes, limited_by, fits}: " +
+              show(m));
+      return;
+    }
+    if (passed && m["fits"] == false) problem("a pass with weights that do not fit: " + show(m));
+    if (at("/error/type") == "WeightsExceedMemory" && m["fits"] != false) {
+      problem("WeightsExceedMemory while /application/memory/fits is " + show(m["fits"]));
+    }
+  }
+
+  // memory_by_stage: each stage null or {rss_bytes, allocated_bytes, reserved_bytes}, counts or
+  // null; the allocator's null on the CPU; the import's measured on a pass of the python probe.
+  void memory_by_stage(bool passed) {
+    const bool cpu = at("/requested/device") == "cpu";
+    for (const char* stage : {"import", "compute", "application"}) {
+      const json entry = at(std::string("/memory_by_stage/") + stage);
+      if (entry.is_null()) continue;
+      for (const char* key : {"rss_bytes", "allocated_bytes", "reserved_bytes"}) {
+        const json v = entry.value(key, json());
+        if (!v.is_null() && !v.is_number_unsigned()) {
+          problem(std::string("/memory_by_stage/") + stage + "/" + key + " is " + show(v));
+        }
+        if (cpu && std::string(key) != "rss_bytes" && !v.is_null()) {
+          problem(std::string("/memory_by_stage/") + stage + "/" + key + " on the CPU: " + show(v));
+        }
+      }
+    }
+    if (passed && at("/tool/probe") == "python" && report_.contains("memory_by_stage")) {
+      for (const char* stage : {"import", "compute", "application"}) {
+        if (at(std::string("/memory_by_stage/") + stage).is_null()) {
+          problem(std::string("a pass of the python probe without /memory_by_stage/") + stage);
+        }
       }
     }
   }
@@ -526,6 +627,12 @@ std::vector<std::string> arguments_from_report(const nlohmann::json& report) {
     if (weights.is_array()) {
       for (const json& file : weights) {
         if (file.is_string()) args.insert(args.end(), {"--weights", file.get<std::string>()});
+      }
+    }
+    const json dtypes = requested.value("dtypes", json());
+    if (dtypes.is_array()) {
+      for (const json& dtype : dtypes) {
+        if (dtype.is_string()) args.insert(args.end(), {"--dtype", dtype.get<std::string>()});
       }
     }
   }

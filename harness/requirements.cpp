@@ -238,30 +238,49 @@ std::optional<Unmet> probe_cxx_compiler(const Runner&) {
               "shows");
 }
 
-// What PYTHON's `import torch` says of itself: the package's file, its release, and whether it
-// has torch.compile (which came with torch 2.0; Debian 12's python3-torch 1.13 has none). Empty,
-// with the reason in WHY, where it does not import.
+// What PYTHON's `import torch` says of itself: the package's file, its release, whether it has
+// torch.compile (which came with torch 2.0; Debian 12's python3-torch 1.13 has none), and whether
+// its CPU computes a product in float16 and in float8 (torch._scaled_mm; Debian 12's 1.13 has
+// neither: "addmm_impl_cpu_" not implemented for 'Half', no float8 dtype). Empty, with the reason
+// in WHY, where it does not import.
 struct TorchAnswer {
   std::string file;
   std::string release;
   bool has_compile = false;
+  bool half_on_cpu = false;
+  bool float8_on_cpu = false;
 };
+const char* const kAskTorch =
+    "import torch\n"
+    "def works(step):\n"
+    "    try:\n"
+    "        step()\n"
+    "        return 1\n"
+    "    except Exception:\n"
+    "        return 0\n"
+    "half = works(lambda: torch.ones(2, 2, dtype=torch.float16) @ torch.ones(2, 2, dtype=torch.float16))\n"
+    "f8 = getattr(torch, 'float8_e4m3fn', None)\n"
+    "one = torch.tensor(1.0)\n"
+    "scaled = f8 is not None and works(lambda: torch._scaled_mm(torch.ones(16, 16).to(f8), "
+    "torch.ones(16, 16).to(f8).t().contiguous().t(), scale_a=one, scale_b=one, "
+    "out_dtype=torch.float32))\n"
+    "print(torch.__file__)\n"
+    "print(torch.__version__, int(callable(getattr(torch, 'compile', None))), half, int(scaled))\n";
 std::optional<TorchAnswer> ask_torch(const std::string& python, std::string* why) {
   kd::SpawnSpec spec;
-  spec.argv = {python, "-B", "-c",
-               "import torch; print(torch.__file__); print(torch.__version__, "
-               "int(callable(getattr(torch, 'compile', None))))"};
+  spec.argv = {python, "-B", "-c", kAskTorch};
   spec.out = kd::CaptureSpec{true, 64 * 1024, true};
   kd::RunResult run = kd::run_supervised(spec, kd::deadline_in(60), {});
   // Its first two lines; whatever follows (nothing, unless torch prints on import) is not read.
   std::smatch m;
   if (!run.status.exited() || run.status.code != 0 ||
-      !std::regex_search(run.out.data, m, std::regex("([^\n]*)\n([^ \n]+) ([01])\n"),
+      !std::regex_search(run.out.data, m,
+                         std::regex("([^\n]*)\n([^ \n]+) ([01]) ([01]) ([01])\n"),
                          std::regex_constants::match_continuous)) {
     *why = run.status.describe();
     return std::nullopt;
   }
-  return TorchAnswer{m[1].str(), m[2].str(), m[3] == "1"};
+  return TorchAnswer{m[1].str(), m[2].str(), m[3] == "1", m[4] == "1", m[5] == "1"};
 }
 
 // Debian's python3-torch as /usr/bin/python3 imports it (its package under
@@ -314,6 +333,38 @@ std::optional<Unmet> probe_distribution_torch_without_compile(const Runner&) {
   if (!distribution.torch.has_compile) return met();
   return skip("needs Debian's python3-torch of a release older than torch.compile (Debian 12's "
               "1.13); this one is " + distribution.torch.release + ", which has torch.compile");
+}
+
+// The python probe's interpreter imports its torch and computes in float16 and float8 on the CPU.
+std::optional<Unmet> probe_torch_precisions_on_cpu(const Runner& r) {
+  if (!r.python) {
+    return skip("needs the python probe's interpreter, whose torch computes in the precisions "
+                "asked; this check has none");
+  }
+  std::string why;
+  const std::optional<TorchAnswer> answer = ask_torch(*r.python, &why);
+  if (!answer) {
+    return skip("needs a torch that computes in float16 and float8 on the CPU; the python "
+                "probe's interpreter did not import its torch (" + why + ")");
+  }
+  if (answer->half_on_cpu && answer->float8_on_cpu) return met();
+  return skip("needs a torch that computes in float16 and float8 (torch._scaled_mm) on the CPU; "
+              "the check's torch is " + answer->release + ", whose CPU has " +
+              (answer->half_on_cpu ? "no float8 scaled product" : "no float16 product") +
+              ": application.run/precision_float16_without_a_cpu_kernel shows what the check "
+              "answers there");
+}
+
+// Debian's python3-torch, whose CPU has no float16 product (Debian 12's 1.13).
+std::optional<Unmet> probe_distribution_torch_without_half_on_cpu(const Runner&) {
+  const DistributionTorchFacts& distribution = distribution_torch();
+  if (distribution.python.empty()) {
+    return skip("needs Debian's python3-torch whose CPU has no float16 product (Debian 12's "
+                "1.13), imported by /usr/bin/python3; there is none");
+  }
+  if (!distribution.torch.half_on_cpu) return met();
+  return skip("needs Debian's python3-torch whose CPU has no float16 product (Debian 12's 1.13); "
+              "this one is " + distribution.torch.release + ", which has one");
 }
 
 std::optional<Unmet> probe_other_python_torch(const Runner&) {
@@ -605,6 +656,12 @@ std::vector<Entry> runner_and_check_entries() {
       {{R::DistributionTorchWithoutCompile, "distribution-torch-without-compile",
         "Debian's python3-torch of a release older than torch.compile (Debian 12's 1.13)"},
        probe_distribution_torch_without_compile},
+      {{R::TorchPrecisionsOnCpu, "torch-precisions-on-cpu",
+        "the python probe's torch computes in float16, bfloat16 and float8 on the CPU"},
+       probe_torch_precisions_on_cpu},
+      {{R::DistributionTorchWithoutHalfOnCpu, "distribution-torch-without-half-on-cpu",
+        "Debian's python3-torch whose CPU has no float16 product (Debian 12's 1.13)"},
+       probe_distribution_torch_without_half_on_cpu},
   };
 }
 

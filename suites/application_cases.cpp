@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -180,7 +182,14 @@ std::vector<Case> weights_cases() {
           .expect_field("/application/weights/0/tensors", 4)
           .expect_field("/application/weights/0/bytes", 4 * (12 + 3 + 6 + 2))
           .expect_field("/application/weights/0/dtypes/0", "float32")
-          .expect_field("/application/weights/0/verified", true),
+          .expect_field("/application/weights/0/verified", true)
+          // Its storages' bytes, read from the archive's directory before anything is loaded.
+          .expect_field("/application/memory/weights_bytes", 4 * (12 + 3 + 6 + 2))
+          .expect_field("/application/memory/fits", true)
+          .expect_not_null("/application/memory/limited_by")
+          // The computation again in the weights' own dtype.
+          .expect_field("/application/precisions/0/dtype", "float32")
+          .expect_field("/application/precisions/0/verified", true),
       weights_case("weights_legacy_format_passes",
                    weights_written(std::string(kModel) +
                                    "torch.save(model.state_dict(), 'model.bin', "
@@ -525,12 +534,167 @@ std::vector<Case> application_cases() {
   };
 }
 
+// ---- the application's precisions and memory ----
+
+constexpr unsigned long long kGiB = 1ULL << 30;
+
+// A safetensors file of one float32 tensor of `bytes`, its data a hole (a sparse file: nothing
+// on the disk), as large weights look to a check that reads their header, never their data.
+kdh::Preparation sparse_weights(const std::string& name, unsigned long long bytes) {
+  return [name, bytes](const std::string& tmp) -> std::string {
+    const unsigned long long side = 1ULL << 14;
+    const std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[" +
+                               std::to_string(bytes / 4 / side) + "," + std::to_string(side) +
+                               "],\"data_offsets\":[0," + std::to_string(bytes) + "]}}";
+    std::string head(8, '\0');
+    for (int i = 0; i < 8; ++i) head[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    const std::string path = tmp + "/" + name;
+    if (std::string why = kdh::write_text_file(path, head + header); !why.empty()) return why;
+    if (truncate(path.c_str(), static_cast<off_t>(8 + header.size() + bytes)) != 0) {
+      return "could not make " + name + " sparse: " + std::strerror(errno);
+    }
+    return "";
+  };
+}
+
+// Debian's python3-torch, imported by Debian's own interpreter (the requirement's), whatever
+// torch the check was built with.
+Case distribution_torch_case(const std::string& id, Requirement requirement,
+                             kdh::Where where = kdh::Where::here()) {
+  return Case(id, where)
+      .needs(requirement)
+      .env("KERNODECK_TORCH_PYTHON", "/usr/bin/python3")
+      .expect_field("/tool/probe", "python");
+}
+
+std::vector<Case> precision_and_memory_cases() {
+  return {
+      Case("precisions_verified")
+          .guards("each precision asked with --dtype is computed on the CPU and verified, listed "
+                  "in application.precisions in the order asked, and the interpreter's memory is "
+                  "measured at the end of each stage")
+          .needs(Requirement::PythonProbe)
+          .needs(Requirement::TorchPrecisionsOnCpu)
+          .args({"--device", "cpu", "--dtype", "float16", "--dtype", "bfloat16", "--dtype",
+                 "float8_e4m3fn", "--dtype", "float8_e5m2", "--dtype", "float64", "--dtype",
+                 "float16"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/requested/dtypes", nlohmann::json::array({"float16", "bfloat16", "float8_e4m3fn",
+                                                          "float8_e5m2", "float64"}))
+          .expect_field("/application/precisions/0/dtype", "float16")
+          .expect_field("/application/precisions/0/device", "cpu")
+          .expect_field("/application/precisions/0/verified", true)
+          .expect_field("/application/precisions/2/dtype", "float8_e4m3fn")
+          .expect_field("/application/precisions/2/verified", true)
+          .expect_field("/application/precisions/4/dtype", "float64")
+          .expect_field("/application/precisions/4/verified", true)
+          .expect_null("/application/precisions/5")
+          .expect_null("/application/memory")
+          .expect_not_null("/memory_by_stage/import/rss_bytes")
+          .expect_not_null("/memory_by_stage/compute/rss_bytes")
+          .expect_not_null("/memory_by_stage/application/rss_bytes")
+          .expect_null("/memory_by_stage/application/allocated_bytes"),
+      distribution_torch_case("precision_float16_without_a_cpu_kernel",
+                              Requirement::DistributionTorchWithoutHalfOnCpu)
+          .guards("a precision asked that the CPU of the torch present has no kernel for is "
+                  "RUNTIME_ERROR (9) at the application stage, in torch's words, with the way "
+                  "out: float32, or a torch that has the kernel")
+          .args({"--device", "cpu", "--dtype", "float16"})
+          .outcome("RUNTIME_ERROR", "application")
+          .expect_field("/error/type", "PrecisionKernelMissing")
+          .expect_field("/execution/loss", 196.0)
+          .expect_field("/application/precisions/0/dtype", "float16")
+          .expect_field("/application/precisions/0/verified", false)
+          .expect_field_contains("/message", "torch 1.13")
+          .expect_field_contains("/message", "cannot compute in float16 on the CPU")
+          .expect_field_contains("/message", "not implemented for 'Half'")
+          .expect_field_contains("/message", "model.float()"),
+      distribution_torch_case("precision_float8_not_in_this_torch",
+                              Requirement::DistributionTorchWithoutHalfOnCpu)
+          .guards("a float8 precision asked of a torch older than the float8 dtypes is "
+                  "RUNTIME_ERROR (9) naming the release that brought them")
+          .args({"--device", "cpu", "--dtype", "float8_e4m3fn"})
+          .outcome("RUNTIME_ERROR", "application")
+          .expect_field("/error/type", "PrecisionNotInTorch")
+          .expect_field("/application/precisions/0/verified", false)
+          .expect_field_contains("/message", "has no such dtype")
+          .expect_field_contains("/message", "came with torch 2.1"),
+      distribution_torch_case("weights_float16_on_a_cpu_without_the_kernel",
+                              Requirement::DistributionTorchWithoutHalfOnCpu)
+          .prepare(
+              [](const std::string& tmp) {
+                return kdh::run_shell(
+                    tmp, "/usr/bin/python3 -B -c 'import torch\n"
+                         "model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), "
+                         "torch.nn.Linear(3, 2)).half()\n"
+                         "torch.save(model.state_dict(), \"model.pt\")'");
+              },
+              "model.pt: a float16 model's state_dict, saved by Debian's torch")
+          .guards("weights in float16, opened on a CPU without float16 kernels, are verified as a "
+                  "file and then RUNTIME_ERROR (9): the check computes in the weights' own dtype "
+                  "without being asked to")
+          .args({"--device", "cpu", "--weights", "model.pt"})
+          .outcome("RUNTIME_ERROR", "application")
+          .expect_field("/error/type", "PrecisionKernelMissing")
+          .expect_field("/application/weights/0/dtypes/0", "float16")
+          .expect_field("/application/weights/0/verified", true)
+          .expect_field("/application/memory/fits", true)
+          .expect_field("/application/precisions/0/dtype", "float16")
+          .expect_field("/application/precisions/0/verified", false)
+          .expect_field_contains("/message", "not implemented for 'Half'"),
+      Case("weights_past_the_memory_cgroup")
+          .guards("weights larger than what the container's memory limit leaves are "
+                  "OUT_OF_MEMORY (9) before anything is loaded, naming both sizes, the cgroup's "
+                  "limit and how much to raise it by; the check is never killed to find out")
+          .needs(Requirement::PythonProbe)
+          .needs(Requirement::MemoryCgroup)
+          .prepare(
+              [](const std::string& tmp) {
+                std::string why = sparse_weights("model.safetensors", 8 * kGiB)(tmp);
+                return why.empty() ? kdh::memory_cgroup(1536 * kGiB / 1024)(tmp) : why;
+              },
+              "model.safetensors: one float32 tensor of 8 GiB, its data a hole (sparse); the "
+              "check in a cgroup of its own with 1.5 GiB of memory")
+          .wrap({"/bin/sh", "{tmp}/cgroup.sh"}, "")
+          .args({"--device", "cpu", "--weights", "model.safetensors"})
+          .outcome("OUT_OF_MEMORY", "application")
+          .expect_field("/error/type", "WeightsExceedMemory")
+          .expect_field("/application/memory/weights_bytes", 8 * kGiB)
+          .expect_field("/application/memory/limited_by", "cgroup")
+          .expect_field("/application/memory/fits", false)
+          .expect_null("/application/weights/0/verified")
+          .expect_field_contains("/message", "need 8 GiB")
+          .expect_field_contains("/message", "the container's memory limit")
+          .expect_field_contains("/message", "resources.limits.memory")
+          .expect_field_contains("/message", "mmap=True")
+          .expect_no_new_files()
+          .also(kdh::cgroup_removed),
+      Case("weights_past_the_address_space_limit")
+          .guards("weights larger than the address-space limit leaves are OUT_OF_MEMORY (9) "
+                  "naming ulimit -v")
+          .needs(Requirement::PythonProbe)
+          .needs(Requirement::StartsUnderAddressSpaceLimit)
+          .prepare(sparse_weights("model.safetensors", 1024 * kGiB),
+                   "model.safetensors: one float32 tensor of 1 TiB, its data a hole (sparse)")
+          .limit(RLIMIT_AS, 6 * kGiB)
+          .args({"--device", "cpu", "--weights", "model.safetensors"})
+          .outcome("OUT_OF_MEMORY", "application")
+          .expect_field("/error/type", "WeightsExceedMemory")
+          .expect_field("/application/memory/limited_by", "address_space")
+          .expect_field("/application/memory/fits", false)
+          .expect_field_contains("/message", "need 1024 GiB")
+          .expect_field_contains("/message", "ulimit -v"),
+  };
+}
+
 }  // namespace
 
-// The modules of the application, then its weights: one layer, one table.
+// The modules of the application, its weights, then its precisions and memory: one layer, one
+// table.
 std::vector<Case> all_application_cases() {
   std::vector<Case> cases = application_cases();
   for (Case& c : weights_cases()) cases.push_back(std::move(c));
+  for (Case& c : precision_and_memory_cases()) cases.push_back(std::move(c));
   return cases;
 }
 

@@ -107,6 +107,23 @@ inline bool weights_damaged(const Seen& s) {
                                   s.weights->exception == "EOFError");
 }
 
+inline bool weights_do_not_fit(const Seen& s) { return s.memory != nullptr && !s.memory->fits; }
+
+inline bool precision_not_in_torch(const Seen& s) {
+  return s.precision != nullptr && s.precision->missing;
+}
+
+// torch's words for an operator without a kernel of the dtype on the device ("addmm_impl_cpu_"
+// not implemented for 'Half'), or for one the device's capability does not support
+// (torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9).
+inline bool precision_kernel_missing(const Seen& s) {
+  if (s.precision == nullptr) return false;
+  const std::string& w = s.precision->words;
+  return w.find("not implemented for") != std::string::npos ||
+         w.find("is only supported") != std::string::npos ||
+         w.find("not supported") != std::string::npos;
+}
+
 // The causes, in the order they are tried: the first whose row fits is the cause.
 // clang-format off
 inline constexpr CauseInfo kApplicationCauses[] = {
@@ -245,6 +262,43 @@ inline constexpr CauseInfo kApplicationCauses[] = {
      "{weights_exception}: {weights_words}.",
      "Load it with torch.load(path, map_location=\"cpu\", weights_only=True) in that "
      "interpreter to see the whole error."},
+    // ---- application: the memory the weights asked need (the python probe) ----
+    {CAUSE(WeightsExceedMemory),              Application, OutOfMemory,           kWeightsMemory, seeing(weights_do_not_fit),
+     "weights larger than the memory the process may use",
+     "before any weights file is loaded, the bytes of their tensors (their headers' or archives' "
+     "sizes, nothing unpickled) exceed the least of: the GPU's free memory and a real allocation "
+     "of that size; MemAvailable, each memory cgroup's limit less its usage (page cache it may "
+     "reclaim not counted) on the way up to the root, the address-space limit less what is mapped",
+     "The weights asked need {weights_need} and this process may use {memory_room} more on "
+     "{memory_device}: {memory_binds} binds, so loading them would fail, or get the process "
+     "killed by the out-of-memory killer without a traceback.",
+     "{memory_next}; or load the weights with mmap=True or straight to the device "
+     "(map_location), or use weights in a smaller dtype (bfloat16, float16)."},
+    // ---- application: the computation in a precision asked or of the weights (python probe) ----
+    {CAUSE(PrecisionNotInTorch),              Application, RuntimeError,          kPrecision,   seeing(precision_not_in_torch),
+     "a precision the torch present does not have",
+     "the dtype asked with --dtype (or of the weights) is no dtype of the torch imported (the "
+     "float8 dtypes came with torch 2.1)",
+     "The computation was asked in {precision_dtype}, and torch {torch_version} has no such "
+     "dtype{precision_came}.",
+     "Install a torch that has it into this environment (python -m pip install --upgrade torch, "
+     "with this environment's python), or compute in float32 ({precision_float32})."},
+    {CAUSE(PrecisionKernelMissing),           Application, RuntimeError,          kPrecision,   seeing(precision_kernel_missing),
+     "no kernel for the precision on this device",
+     "the computation in the dtype raises torch's words for an operator without a kernel of that "
+     "dtype on the device (not implemented for 'Half'), or one the GPU's capability does not "
+     "support (only supported on CUDA devices with compute capability ...)",
+     "torch {torch_version} cannot compute in {precision_dtype} on {precision_device}: "
+     "{precision_words}.",
+     "Compute in float32 there ({precision_float32}), or run where the kernel exists: "
+     "{precision_where}."},
+    {CAUSE(PrecisionError),                   Application, RuntimeError,          kPrecision,   kOtherwise,
+     "the computation failed in a precision, cause not recognised",
+     "any other exception of the contract's computation in that dtype",
+     "The computation in {precision_dtype} on {precision_device} failed with torch "
+     "{torch_version}: {precision_exception}: {precision_words}.",
+     "Run the contract's computation in {precision_dtype} in that interpreter to see the whole "
+     "error, or compute in float32 ({precision_float32})."},
 };
 // clang-format on
 

@@ -253,6 +253,20 @@ CauseId recognise_weights(const WeightsFile& facts) {
       .value_or(CauseId::WeightsLoadError);
 }
 
+CauseId recognise_weights_memory(const WeightsMemory& facts) {
+  Seen seen{kNoEvidence, "", kNoCopy};
+  seen.memory = &facts;
+  return first_row(kWeightsMemory, [&](const Recogniser& how) { return shows(how, seen); })
+      .value_or(CauseId::WeightsExceedMemory);
+}
+
+CauseId recognise_precision(const PrecisionRun& facts) {
+  Seen seen{kNoEvidence, "", kNoCopy};
+  seen.precision = &facts;
+  return first_row(kPrecision, [&](const Recogniser& how) { return shows(how, seen); })
+      .value_or(CauseId::PrecisionError);
+}
+
 CauseId recognise_extension(const ExtensionImport& facts) {
   Seen seen{kNoEvidence, "", kNoCopy};
   seen.extension = &facts;

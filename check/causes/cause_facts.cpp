@@ -3,6 +3,7 @@
 // variables set, the two driver versions, the loader's library names, the GPU's
 // architecture, the resource limits, the stage the worker reached and how it
 // ended, why standard output refused the report.
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -335,6 +336,69 @@ void weights_facts(const FactSources& in, const Sanitizer& s, Facts& facts) {
   facts["weights_exception"] = exception.empty() ? "an exception" : exception;
 }
 
+// The weights asked against the memory this process may use (precision.hpp): sizes in words,
+// what binds and the way out of it.
+void memory_facts(const FactSources& in, Facts& facts) {
+  if (in.memory == nullptr) return;
+  const WeightsMemory& m = *in.memory;
+  const long long room = m.available_bytes.value_or(0);
+  const std::string short_by = size_text(static_cast<unsigned long long>(
+      std::max(0LL, m.weights_bytes - room)));
+  facts["weights_need"] = size_text(static_cast<unsigned long long>(m.weights_bytes));
+  facts["memory_room"] = size_text(static_cast<unsigned long long>(room));
+  facts["memory_device"] = m.limited_by == "device" ? "the GPU" : "the CPU";
+  if (m.limited_by == "device") {
+    facts["memory_binds"] = "the GPU's free memory";
+    facts["memory_next"] = "Free the GPU of other processes (nvidia-smi shows them) or use one "
+                           "with at least " + short_by + " more memory";
+  } else if (m.limited_by == "cgroup") {
+    facts["memory_binds"] = "the container's memory limit (its cgroup's, less what it already "
+                            "uses)";
+    facts["memory_next"] = "Raise the container's memory limit by at least " + short_by +
+                           " (resources.limits.memory in Kubernetes, docker run --memory)";
+  } else if (m.limited_by == "address_space") {
+    facts["memory_binds"] = "the address-space limit (ulimit -v, less what the process maps)";
+    facts["memory_next"] = "Raise the address-space limit (ulimit -v) by at least " + short_by;
+  } else {
+    facts["memory_binds"] = "the memory available on this machine (MemAvailable)";
+    facts["memory_next"] = "Free memory on this machine, or run on one with at least " +
+                           short_by + " more, with a container memory limit that large";
+  }
+}
+
+// A precision the computation failed in (precision.hpp): the dtype, the device, torch's words and
+// where a kernel of that dtype exists.
+void precision_facts(const FactSources& in, const Sanitizer& s, Facts& facts) {
+  if (in.precision == nullptr) return;
+  const PrecisionRun& p = *in.precision;
+  const std::string dtype = Sanitizer::token(p.dtype).empty() ? "a dtype" : Sanitizer::token(p.dtype);
+  const bool cpu = p.device == "cpu";
+  const bool float8 = dtype.rfind("float8", 0) == 0;
+  facts["precision_dtype"] = dtype;
+  facts["precision_device"] = cpu ? "the CPU" : Sanitizer::token(p.device).empty()
+                                                    ? "the GPU"
+                                                    : Sanitizer::token(p.device);
+  const std::string words = s.message(p.words);
+  facts["precision_words"] = words.empty() ? "no words" : words;
+  const std::string exception = Sanitizer::token(p.exception);
+  facts["precision_exception"] = exception.empty() ? "an exception" : exception;
+  facts["precision_came"] = float8 ? " (the float8 dtypes came with torch 2.1)" : "";
+  facts["precision_float32"] = float8 ? "weights dequantized to float32, model.float()"
+                                      : "model.float(), tensors .float()";
+  if (cpu) {
+    facts["precision_where"] = float8 ? "a GPU of compute capability 8.9 or later, or a newer "
+                                        "torch whose CPU has the scaled product"
+                                      : "a newer torch, whose CPU kernels cover " + dtype +
+                                            ", or a GPU";
+  } else if (dtype == "bfloat16") {
+    facts["precision_where"] = "a GPU of compute capability 8.0 or later (A100, H100)";
+  } else if (float8) {
+    facts["precision_where"] = "a GPU of compute capability 8.9 or later (L4, H100)";
+  } else {
+    facts["precision_where"] = "a torch built for this GPU's architecture";
+  }
+}
+
 // Where a library of the backend torch loaded comes from, in words.
 std::string origin_words(const BackendLibrary& l) {
   const std::string wheel = Sanitizer::token(l.distribution) + "==" + Sanitizer::token(l.version);
@@ -408,6 +472,8 @@ Facts cause_facts(const FactSources& in, const Sanitizer& sanitizer) {
   weights_facts(in, sanitizer, facts);
   library_facts(in, facts);
   compile_facts_words(in, sanitizer, facts);
+  memory_facts(in, facts);
+  precision_facts(in, sanitizer, facts);
   run_facts(in, facts);
   return facts;
 }

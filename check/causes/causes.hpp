@@ -38,6 +38,7 @@
 #include "facts/backend_library.hpp"
 #include "facts/compile_facts.hpp"
 #include "facts/sanitize.hpp"
+#include "facts/precision.hpp"
 #include "facts/weights_file.hpp"
 
 namespace kd {
@@ -115,6 +116,12 @@ enum class CauseId {
   WeightsOnlyRefused,
   WeightsArchiveDamaged,
   WeightsLoadError,
+  // application: the memory the weights asked need (the python probe)
+  WeightsExceedMemory,
+  // application: the computation in a precision asked or of the weights (the python probe)
+  PrecisionNotInTorch,
+  PrecisionKernelMissing,
+  PrecisionError,
   // backend: the backend's own libraries (the python probe)
   CudnnFromLibraryPath,
   CudnnFilesReplaced,
@@ -163,6 +170,8 @@ enum Where : unsigned {
   kWeights = 4096,       // a weights file asked with --weights (the python probe)
   kBackendLibraries = 8192,  // the backend's own libraries torch loaded: cuDNN, NCCL (python probe)
   kCompile = 16384,      // the computation through torch.compile (--compile, the python probe)
+  kWeightsMemory = 32768,  // the memory the weights asked need, before they load (python probe)
+  kPrecision = 65536,    // the computation in a precision (--dtype, the weights', python probe)
 };
 
 // Whose error numbers a row names: a GPU runtime's, or the system's (errno,
@@ -184,6 +193,8 @@ struct Seen {
   const WeightsFile* weights = nullptr;        // a weights file asked with --weights
   const BackendLibrary* library = nullptr;     // a library of the backend's torch loaded
   const CompileFacts* compile = nullptr;       // a torch.compile that failed
+  const WeightsMemory* memory = nullptr;       // the weights asked against the memory left
+  const PrecisionRun* precision = nullptr;     // a precision the computation failed in
 };
 
 // A sign: what must hold of what was seen for a row, beside its numbers or
@@ -314,6 +325,11 @@ std::optional<CauseId> recognise_backend_library(const BackendLibrary& library);
 // torch.compile failed: by what its toolchain lacks (compile_facts.hpp); CompileError where no
 // row fits.
 CauseId recognise_compile(const CompileFacts& facts);
+// The weights asked do not fit in the memory this process may use: WeightsExceedMemory.
+CauseId recognise_weights_memory(const WeightsMemory& facts);
+// The computation failed in a precision (precision.hpp): by what stopped it; PrecisionError where
+// no row fits.
+CauseId recognise_precision(const PrecisionRun& facts);
 // An allocation failed (OUT_OF_MEMORY): by the limits the worker ran under.
 std::optional<CauseId> recognise_allocation(const ResourceLimits& limits);
 
@@ -337,6 +353,8 @@ struct FactSources {
   const WeightsFile* weights = nullptr;        // a weights file (--weights)
   const BackendLibrary* library = nullptr;     // a library of the backend (cuDNN, NCCL)
   const CompileFacts* compile = nullptr;       // torch.compile's toolchain (--compile)
+  const WeightsMemory* memory = nullptr;       // the weights asked against the memory left
+  const PrecisionRun* precision = nullptr;     // a precision the computation failed in
   std::string_view torch_version;              // the torch imported: "2.15.0"
 };
 // Every placeholder's value for this run. What comes from outside the check

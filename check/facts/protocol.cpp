@@ -162,22 +162,78 @@ bool merge_entries(const json& source, const Field (&fields)[N], ojson& out, std
   return true;
 }
 
+// application.precisions' entries.
+constexpr Field kPrecisionFields[] = {{"dtype", is_string},
+                                      {"device", is_string},
+                                      {"verified", is_nullable_bool},
+                                      {"seconds", is_nullable_seconds}};
+
+// application.memory: null, or each of its keys of its type.
+constexpr Field kApplicationMemoryFields[] = {{"weights_bytes", is_count},
+                                              {"available_bytes", is_count_or_null},
+                                              {"limited_by", is_nullable_string},
+                                              {"fits", is_nullable_bool}};
+
 void merge_application(WorkerFindings& f, const json& source) {
-  if (!source.is_object() || source.size() != 2 || !source.contains("extensions") ||
-      !source["extensions"].is_array() || !source.contains("weights") ||
-      !source["weights"].is_array()) {
-    f.protocol_problem = "application facts are not {\"extensions\": [...], \"weights\": [...]}";
+  const auto is_list = [&source](const char* key) {
+    return source.contains(key) && source[key].is_array();
+  };
+  if (!source.is_object() || source.size() != 4 || !is_list("extensions") || !is_list("weights") ||
+      !is_list("precisions") || !source.contains("memory")) {
+    f.protocol_problem = "application facts are not {\"extensions\": [...], \"weights\": [...], "
+                         "\"precisions\": [...], \"memory\": ...}";
     return;
   }
-  ojson extensions = ojson::array(), weights = ojson::array();
+  ojson extensions = ojson::array(), weights = ojson::array(), precisions = ojson::array();
   if (!merge_entries(source["extensions"], kExtensionFields, extensions, f.protocol_problem) ||
-      !merge_entries(source["weights"], kWeightsFields, weights, f.protocol_problem)) {
+      !merge_entries(source["weights"], kWeightsFields, weights, f.protocol_problem) ||
+      !merge_entries(source["precisions"], kPrecisionFields, precisions, f.protocol_problem)) {
     return;
   }
-  f.application = {{"extensions", std::move(extensions)}, {"weights", std::move(weights)}};
+  ojson memory = nullptr;
+  if (!source["memory"].is_null()) {
+    ojson entries = ojson::array();
+    if (!merge_entries(json::array({source["memory"]}), kApplicationMemoryFields, entries,
+                       f.protocol_problem)) {
+      return;
+    }
+    memory = entries[0];
+  }
+  f.application = {{"extensions", std::move(extensions)},
+                   {"weights", std::move(weights)},
+                   {"precisions", std::move(precisions)},
+                   {"memory", std::move(memory)}};
+}
+
+// memory_by_stage: each stage's entry null, or {rss_bytes, allocated_bytes, reserved_bytes},
+// each a count or null.
+constexpr Field kStageMemoryFields[] = {{"rss_bytes", is_count_or_null},
+                                        {"allocated_bytes", is_count_or_null},
+                                        {"reserved_bytes", is_count_or_null}};
+
+void merge_memory_by_stage(WorkerFindings& f, const json& source) {
+  if (!source.is_object()) {
+    f.protocol_problem = "memory_by_stage facts are not an object";
+    return;
+  }
+  for (const auto& [stage, value] : source.items()) {
+    if (!f.memory_by_stage.contains(stage)) {
+      f.protocol_problem = "memory_by_stage names no stage '" + stage + "'";
+      return;
+    }
+    ojson entries = ojson::array();
+    if (!merge_entries(json::array({value}), kStageMemoryFields, entries, f.protocol_problem)) {
+      return;
+    }
+    f.memory_by_stage[stage] = entries[0];
+  }
 }
 
 }  // namespace
+
+ojson memory_by_stage_skeleton() {
+  return {{"import", nullptr}, {"compute", nullptr}, {"application", nullptr}};
+}
 
 ojson pytorch_skeleton() {
   return {{"version", nullptr},       {"cuda", nullptr},          {"hip", nullptr},
@@ -229,6 +285,8 @@ void apply_facts(WorkerFindings& f, const json& event) {
       merge_execution(f, value);
     } else if (key == "application") {
       merge_application(f, value);
+    } else if (key == "memory_by_stage") {
+      merge_memory_by_stage(f, value);
     } else {
       note(f, "unknown facts section '" + key + "'");
     }

@@ -26,6 +26,7 @@
 #include "facts/python_import.hpp"
 #include "facts/backend_library.hpp"
 #include "facts/compile_facts.hpp"
+#include "facts/precision.hpp"
 #include "facts/weights_file.hpp"
 
 namespace kd {
@@ -48,6 +49,7 @@ struct ErrorInfo {
 // The report's `pytorch` and `execution` objects with every key null.
 ojson pytorch_skeleton();
 ojson execution_skeleton();
+ojson memory_by_stage_skeleton();
 
 struct WorkerFindings {
   Stage stage = Stage::Import;  // the last stage the worker entered
@@ -73,6 +75,12 @@ struct WorkerFindings {
   std::vector<ExtensionImport> extension_warnings;
   std::optional<WeightsFile> weights_failure;
   std::string application_step;
+  // The weights asked that do not fit in the memory this process may use, and the precision the
+  // computation could not run in (precision.hpp).
+  std::optional<WeightsMemory> weights_memory;
+  std::optional<PrecisionRun> precision_failure;
+  // The report's memory_by_stage: {import, compute, application}, each null where not measured.
+  ojson memory_by_stage = memory_by_stage_skeleton();
   // The backend's own libraries (backend_libraries.hpp): the cuDNN torch refused on a GPU, and
   // those met without failing (each a warning).
   std::optional<BackendLibrary> library_failure;

@@ -72,6 +72,12 @@ std::string seconds_text(double seconds) {
   return ec == std::errc() ? std::string(text, end) : std::to_string(seconds);
 }
 
+std::string joined_precisions() {
+  std::string text;
+  for (std::string_view name : kPrecisions) text += (text.empty() ? "" : ", ") + std::string(name);
+  return text;
+}
+
 namespace {
 
 // The command line as written, before its values are checked.
@@ -84,6 +90,7 @@ struct Written {
   bool host_check = false;
   std::vector<std::string> imports;
   std::vector<std::string> weights;
+  std::vector<std::string> dtypes;
   bool compile = false;
 };
 
@@ -112,6 +119,13 @@ void add_options(CLI::App& app, Written& w) {
                  "after the computation, also open this weights file as the application loads "
                  "it, never running code from it (repeatable; the python probe only)")
       ->type_name("FILE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--dtype", w.dtypes,
+                 "after the weights, also run the computation in this precision (" +
+                     joined_precisions() +
+                     "; repeatable; the weights' own dtypes are added; the python probe only)")
+      ->type_name("NAME")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--compile", w.compile,
@@ -171,6 +185,15 @@ ParseResult options_of(const Written& w) {
     if (file.empty()) return UsageError{with_hint("--weights needs a file name")};
     if (std::find(options.weights.begin(), options.weights.end(), file) == options.weights.end()) {
       options.weights.push_back(file);
+    }
+  }
+  for (const std::string& dtype : w.dtypes) {
+    if (std::find(kPrecisions.begin(), kPrecisions.end(), dtype) == kPrecisions.end()) {
+      return UsageError{with_hint("--dtype takes one of " + joined_precisions() + ", not '" +
+                                  dtype + "'")};
+    }
+    if (std::find(options.dtypes.begin(), options.dtypes.end(), dtype) == options.dtypes.end()) {
+      options.dtypes.push_back(dtype);
     }
   }
   return options;

@@ -2,8 +2,10 @@
 // CLI11. A usage error is a value here; main() prints it and exits 2.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -25,7 +27,18 @@ struct Options {
   std::vector<std::string> weights;
   // The computation a second time through torch.compile (--compile).
   bool compile = false;
+  // Precisions to run the computation in after the weights (--dtype), in order, each once:
+  // names of kPrecisions.
+  std::vector<std::string> dtypes;
 };
+
+// The precisions --dtype takes, torch's names (the python probe's PRECISIONS, check/probe/python/
+// precision.py, the same list: checked by the test Cli.PrecisionsAreTheProbes).
+inline constexpr std::array<std::string_view, 6> kPrecisions = {
+    "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float32", "float64"};
+
+// "float16, bfloat16, ..., float64".
+std::string joined_precisions();
 
 inline constexpr double kMinTimeoutS = 5.0;
 inline constexpr double kMaxTimeoutS = 120.0;

@@ -152,6 +152,8 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
   sources.weights = findings.weights_failure ? &*findings.weights_failure : nullptr;
   sources.library = findings.library_failure ? &*findings.library_failure : nullptr;
   sources.compile = findings.compile_failure ? &*findings.compile_failure : nullptr;
+  sources.memory = findings.weights_memory ? &*findings.weights_memory : nullptr;
+  sources.precision = findings.precision_failure ? &*findings.precision_failure : nullptr;
   const std::string torch_version = text_of(findings.pytorch["version"]);
   sources.torch_version = torch_version;
   return {outcome, stage, error, 0, words_of(*id, sources, limits, sanitizer)};
@@ -549,9 +551,13 @@ CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter
 }  // namespace
 
 std::optional<std::string> refused_for_probe(const Options& options, const std::string& self_exe) {
-  if (options.imports.empty() && options.weights.empty() && !options.compile) return std::nullopt;
-  const std::string option = !options.imports.empty() ? "--import"
+  if (options.imports.empty() && options.weights.empty() && !options.compile &&
+      options.dtypes.empty()) {
+    return std::nullopt;
+  }
+  const std::string option = !options.imports.empty()   ? "--import"
                              : !options.weights.empty() ? "--weights"
+                             : !options.dtypes.empty()  ? "--dtype"
                                                         : "--compile";
   const char* override_path = std::getenv(kProbeOverrideVariable);
   const std::string kind = override_path != nullptr && *override_path != '\0'
@@ -564,7 +570,8 @@ std::optional<std::string> refused_for_probe(const Options& options, const std::
           ? "its stable probe, for the torch folder KERNODECK_TORCH_DIR names"
           : "the fault-injection probe KERNODECK_PROBE_MODULE names";
   return "kernodeck-diagnostic: error: " + option + " needs the interpreter of the application "
-         "(to import its modules, load its weights, run torch.compile), and this check certifies "
+         "(to import its modules, load its weights, compute in its precisions, run torch.compile), "
+         "and this check certifies "
          "libtorch through " + which + ", without one; run it with KERNODECK_TORCH_PYTHON naming the "
          "application's python (or installed into its environment), or without " + option +
          "\nRun 'kernodeck-diagnostic --help' for usage.";

@@ -13,6 +13,7 @@ std::vector<std::string> python_worker_argv(const std::string& python, bool gpu,
   const nlohmann::json asked = {{"compile", options.compile},
                                 {"imports", options.imports},
                                 {"weights", options.weights},
+                                {"dtypes", options.dtypes},
                                 {"private_folder", private_folder}};
   return {python, "-B", "-c", std::string(python_probe_program()), gpu ? "cuda" : "cpu",
           std::to_string(index),

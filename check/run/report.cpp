@@ -168,7 +168,25 @@ ojson application_section(const ReportInput& in, const Sanitizer& sanitizer) {
     entry["dtypes"] = dtypes;
     weights.push_back(std::move(entry));
   }
-  return {{"extensions", std::move(extensions)}, {"weights", std::move(weights)}};
+  ojson precisions = ojson::array();
+  for (ojson entry : found.value("precisions", ojson::array())) {
+    // A dtype and a device by their names, as tokens.
+    for (const char* key : {"dtype", "device"}) {
+      const std::string clean =
+          Sanitizer::token(entry[key].is_string() ? entry[key].get<std::string>() : "");
+      entry[key] = clean.empty() ? ojson(nullptr) : ojson(clean);
+    }
+    precisions.push_back(std::move(entry));
+  }
+  ojson memory = found.value("memory", ojson());
+  if (memory.is_object() && memory["limited_by"].is_string() &&
+      Sanitizer::token(memory["limited_by"].get<std::string>()).empty()) {
+    memory["limited_by"] = nullptr;
+  }
+  return {{"extensions", std::move(extensions)},
+          {"weights", std::move(weights)},
+          {"precisions", std::move(precisions)},
+          {"memory", std::move(memory)}};
 }
 
 // `requested`: what was asked, as given; the weights files by their base names, never a path.
@@ -185,7 +203,8 @@ ojson requested_section(const ReportInput& in, const Sanitizer& sanitizer) {
           {"host_check", in.options.host_check},
           {"imports", imports},
           {"weights", weights},
-          {"compile", in.options.compile}};
+          {"compile", in.options.compile},
+          {"dtypes", in.options.dtypes}};
 }
 
 // `warnings`: their words come from the catalogue, filled with facts already sanitized.
@@ -247,6 +266,8 @@ ojson build_report(const ReportInput& in, const Sanitizer& sanitizer) {
       {"pytorch", pytorch},
       {"execution", execution},
       {"application", application_section(in, sanitizer)},
+      {"memory_by_stage", in.probe_override ? ojson(memory_by_stage_skeleton())
+                                            : ojson(in.findings.memory_by_stage)},
       {"host", host},
       {"output", {{"requested", in.options.output.has_value()}, {"written", in.output_written}}},
       {"error", error},

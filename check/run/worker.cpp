@@ -236,6 +236,17 @@ void run_python_answers(const PythonAnswers& answers, const WorkerRequest& reque
                         const std::string& searched, WorkerFindings& findings,
                         const EventSink& sink) {
   Stages s(sink);
+  // The interpreter's memory at the end of each stage it finished (memory_by_stage).
+  ojson by_stage = ojson::object();
+  for (const nlohmann::json& a : answers.answers) {
+    if (a.value("call", std::string()) != "stage_memory") continue;
+    ojson entry = ojson::object();
+    for (const char* key : {"rss_bytes", "allocated_bytes", "reserved_bytes"}) {
+      entry[key] = a.contains(key) ? ojson(a[key]) : ojson(nullptr);
+    }
+    by_stage[a.value("stage", std::string())] = std::move(entry);
+  }
+  if (!by_stage.empty()) sink(facts_event("memory_by_stage", by_stage));
   if (!python_import_stage(answers, request, searched, findings, s)) return;
   g_answers = &answers;
   ApplicationAsked asked{request.imports, {}};

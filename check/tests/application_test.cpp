@@ -141,5 +141,86 @@ TEST(ApplicationStage, AModuleAskedWithoutAnAnswerIsNeverAPass) {
   EXPECT_EQ(none.outcome, Outcome::InternalError);
 }
 
+// ---- precisions and memory ----
+
+const char* const kFits =
+    R"({"event":"answer","call":"weights_memory","weights_bytes":24,"available_bytes":1073741824,"limited_by":"cgroup","fits":true,"words":"","seconds":0.001})";
+const char* const kOpened =
+    R"({"event":"answer","call":"weights","file":"sd.pt","ok":true,"format":"torch_zip","tensors":2,"bytes":24,"dtypes":["float16"],"facts":{},"seconds":0.002})";
+
+std::string precision_line(const std::string& dtype, const std::string& rest) {
+  return R"({"event":"answer","call":"precision","dtype":")" + dtype + R"(","device":"cpu",)" +
+         rest + R"(,"seconds":0.001})";
+}
+
+TEST(ApplicationStage, EachPrecisionIsVerifiedByTheNumbersItGave) {
+  const std::vector<std::string> lines = {
+      kListed, kFits, kOpened,
+      precision_line("float16", R"("ok":true,"product":[2,2,6,4],"gradient":[56,28,56,28],"loss":196.0,"facts":{})"),
+      precision_line("float8_e4m3fn", R"("ok":true,"product":[2,2,6,4],"gradient":null,"loss":196.0,"facts":{})"),
+      R"({"event":"answer","call":"stage_memory","stage":"application","rss_bytes":4096,"allocated_bytes":null,"reserved_bytes":null})"};
+  WorkerFindings f = walk(answers_with(lines), {}, {"sd.pt"});
+  EXPECT_EQ(f.outcome, Outcome::CpuCheckPassed);
+  const ojson& precisions = f.application["precisions"];
+  ASSERT_EQ(precisions.size(), 2u);
+  EXPECT_EQ(precisions[0]["dtype"], "float16");
+  EXPECT_EQ(precisions[0]["verified"], true);
+  EXPECT_EQ(precisions[1]["verified"], true);  // float8: the product and the loss, no gradient
+  EXPECT_EQ(f.application["memory"]["limited_by"], "cgroup");
+  EXPECT_EQ(f.application["memory"]["fits"], true);
+  EXPECT_EQ(f.memory_by_stage["application"]["rss_bytes"], 4096);
+  EXPECT_TRUE(f.memory_by_stage["import"].is_null());  // not answered: not measured
+}
+
+TEST(ApplicationStage, WrongNumbersInAPrecisionAreACheckFailure) {
+  const std::vector<std::string> lines = {
+      kListed,
+      precision_line("bfloat16", R"("ok":true,"product":[2,2,6,4],"gradient":[56,28,56,29],"loss":196.0,"facts":{})")};
+  WorkerFindings f = walk(answers_with(lines), {});
+  EXPECT_EQ(f.outcome, Outcome::CheckFailed);
+  ASSERT_TRUE(f.error);
+  EXPECT_EQ(f.error->type, "CheckMismatch");
+  EXPECT_EQ(f.error->message,
+            "in bfloat16 on cpu: gradient [[56,28],[56,29]] differs from the expected "
+            "[[56,28],[56,28]]");
+  EXPECT_EQ(f.application["precisions"][0]["verified"], false);
+}
+
+TEST(ApplicationStage, APrecisionThatCannotRunIsARuntimeErrorByItsCause) {
+  const std::vector<std::string> kernel = {
+      kListed, precision_line("float16", R"("ok":false,"facts":{"missing":false,"exception":"RuntimeError","words":"\"addmm_impl_cpu_\" not implemented for 'Half'"})")};
+  WorkerFindings f = walk(answers_with(kernel), {});
+  EXPECT_EQ(f.outcome, Outcome::RuntimeError);
+  EXPECT_EQ(f.outcome_stage, Stage::Application);
+  EXPECT_EQ(f.error->type, "PrecisionKernelMissing");
+  ASSERT_TRUE(f.precision_failure);
+  const std::vector<std::string> missing = {
+      kListed, precision_line("float8_e5m2", R"("ok":false,"facts":{"missing":true,"exception":"","words":""})")};
+  EXPECT_EQ(walk(answers_with(missing), {}).error->type, "PrecisionNotInTorch");
+  const std::vector<std::string> other = {
+      kListed, precision_line("float64", R"("ok":false,"facts":{"missing":false,"exception":"TypeError","words":"something else"})")};
+  EXPECT_EQ(walk(answers_with(other), {}).error->type, "PrecisionError");
+}
+
+TEST(ApplicationStage, WeightsThatDoNotFitAreOutOfMemoryAndNeverOpened) {
+  const std::vector<std::string> lines = {
+      kListed,
+      R"({"event":"answer","call":"weights_memory","weights_bytes":8589934592,"available_bytes":1073741824,"limited_by":"cgroup","fits":false,"words":"","seconds":0.001})"};
+  WorkerFindings f = walk(answers_with(lines), {}, {"big.safetensors"});
+  EXPECT_EQ(f.outcome, Outcome::OutOfMemory);
+  EXPECT_EQ(f.outcome_stage, Stage::Application);
+  EXPECT_EQ(f.error->type, "WeightsExceedMemory");
+  EXPECT_TRUE(f.application["weights"][0]["verified"].is_null());  // not reached, not hung
+  ASSERT_TRUE(f.weights_memory);
+  FactSources sources;
+  sources.memory = &*f.weights_memory;
+  const Facts facts = cause_facts(sources, Sanitizer({}));
+  const Cause words = cause_words(CauseId::WeightsExceedMemory, facts);
+  EXPECT_EQ(words.what.substr(0, 70),
+            "The weights asked need 8 GiB and this process may use 1 GiB more on th");
+  EXPECT_NE(words.next_action.find("Raise the container's memory limit by at least 7 GiB"),
+            std::string::npos) << words.next_action;
+}
+
 }  // namespace
 }  // namespace kd

@@ -242,7 +242,7 @@ TEST(Catalogue, LayersAndOutcomesAgree) {
       {kCompute, {Outcome::RuntimeError}},
       {kLoader, {Outcome::TorchMissing, Outcome::TorchImportFailed}},
       {kWorkerStart, {Outcome::WorkerFailed, Outcome::InternalError}},
-      {kWorkerEnd, {Outcome::WorkerFailed}},
+      {kWorkerEnd, {Outcome::WorkerFailed, Outcome::OutOfMemory}},
       {kAllocation, {Outcome::OutOfMemory}},
       {kStdout, {Outcome::OutputWriteFailed}},
       {kTorchSearch | kPythonImport, {Outcome::TorchMissing, Outcome::TorchImportFailed}},
@@ -251,6 +251,8 @@ TEST(Catalogue, LayersAndOutcomesAgree) {
       {kWeights, {Outcome::WeightsUnusable}},
       {kBackendLibraries, {Outcome::BackendLibraryMismatch}},
       {kCompile, {Outcome::CompileFailed}},
+      {kWeightsMemory, {Outcome::OutOfMemory}},
+      {kPrecision, {Outcome::RuntimeError}},
   };
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);
@@ -1382,6 +1384,14 @@ TEST(CauseWords, EveryPlaceholderOfEveryRowIsAFactTheCheckGives) {
   parent.library = &cudnn;
   CompileFacts compile;
   parent.compile = &compile;
+  WeightsMemory memory;
+  memory.weights_bytes = 8LL << 30;
+  memory.limited_by = "cgroup";
+  parent.memory = &memory;
+  PrecisionRun precision;
+  precision.dtype = "float16";
+  precision.device = "cpu";
+  parent.precision = &precision;
   for (const auto& [name, value] : cause_facts(parent, Sanitizer({}))) f.emplace(name, value);
   for (CauseId id : all_causes()) {
     const CauseInfo& c = cause_info(id);

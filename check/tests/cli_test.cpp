@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "run/python_probe.hpp"
 #include "run/version.hpp"
 
 namespace kd {
@@ -37,6 +38,31 @@ std::string usage_error_of(const std::vector<std::string>& args) {
   }
   EXPECT_FALSE(usage->message.empty());
   return usage->message;
+}
+
+TEST(Cli, PrecisionsAreAskedInOrderEachOnce) {
+  Options o = options_of({"--device", "cpu", "--dtype", "bfloat16", "--dtype=float8_e4m3fn",
+                          "--dtype", "bfloat16"});
+  EXPECT_EQ(o.dtypes, (std::vector<std::string>{"bfloat16", "float8_e4m3fn"}));
+  EXPECT_TRUE(options_of({}).dtypes.empty());
+  const std::string refused = usage_error_of({"--dtype", "half"});
+  EXPECT_NE(refused.find("--dtype takes one of float16, bfloat16, float8_e4m3fn, float8_e5m2, "
+                         "float32, float64, not 'half'"),
+            std::string::npos)
+      << refused;
+  usage_error_of({"--dtype"});
+}
+
+// The names --dtype takes are the python probe's PRECISIONS (probe/python/precision.py), the
+// program the check embeds: one list, read twice.
+TEST(Cli, PrecisionsAreTheProbes) {
+  const std::string program(python_probe_program());
+  std::string listed = "PRECISIONS = (";
+  for (std::string_view name : kPrecisions) {
+    listed += (listed.back() == '(' ? "\"" : ", \"") + std::string(name) + "\"";
+  }
+  listed += ")";
+  EXPECT_NE(program.find(listed), std::string::npos) << listed;
 }
 
 TEST(Cli, DefaultsWithoutArguments) {

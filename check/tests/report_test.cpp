@@ -37,7 +37,8 @@ ojson build(const ReportInput& in) { return build_report(in, kNoSecrets); }
 void expect_contract_shape(const ojson& r) {
   EXPECT_EQ(keys_of(r), (Keys{"schema_version", "tool", "status", "code", "exit_code", "stage",
                               "message", "requested", "runtime", "pytorch", "execution",
-                              "application", "host", "output", "error", "warnings"}));
+                              "application", "memory_by_stage", "host", "output", "error",
+                              "warnings"}));
   EXPECT_EQ(r["schema_version"], 1);
   ASSERT_TRUE(r["tool"].is_object());
   Keys tool = keys_of(r["tool"]);
@@ -46,7 +47,8 @@ void expect_contract_shape(const ojson& r) {
   EXPECT_EQ(tool[1], "version");
   EXPECT_EQ(keys_of(r["requested"]),
             (Keys{"device", "device_index", "timeout_s", "host_check", "imports", "weights",
-                  "compile"}));
+                  "compile", "dtypes"}));
+  EXPECT_EQ(keys_of(r["memory_by_stage"]), (Keys{"import", "compute", "application"}));
   EXPECT_TRUE(r["requested"]["imports"].is_array());
   EXPECT_TRUE(r["warnings"].is_array());
   // Only the python probe reaches the application layer.

@@ -3,8 +3,9 @@
 # descriptor 3 (check/facts/protocol.hpp). Its sections (check/probe/python/, one a stage, this
 # one first) are joined by the build into one program (<build>/check/python_probe.py), built into
 # the check (check/CMakeLists.txt, kd_embed) and run as `python -c PROGRAM DEVICE INDEX [ASKED]`,
-# ASKED a JSON object of the modules to import and the weights files to open ({"imports": [...],
-# "weights": [...]}), so that it imports torch as any program of that environment started from
+# ASKED a JSON object of the modules to import, the weights files to open and the precisions to
+# compute in ({"imports": [...], "weights": [...], "dtypes": [...], "compile": false,
+# "private_folder": "..."}), so that it imports torch as any program of that environment started from
 # the same folder does.
 #
 # It decides nothing. It answers the calls of the probe interface (check/probe/probe_abi.h) in the
@@ -16,8 +17,10 @@
 # After the computation it lists the environment's distributions that require torch, from their
 # metadata alone, and imports the modules the check was asked to (--import), each in this same
 # process and torch, loading every library of its distribution that links libtorch as torch
-# loads an extension's ops library, then opens each weights file asked (--weights) as an
-# application loads it, never running code from it (the application layer).
+# loads an extension's ops library, then sets the bytes the weights asked (--weights) need
+# against the memory this process may use, opens each as an application loads it, never running
+# code from it, and computes again in each precision asked (--dtype) and of the weights (the
+# application layer). It measures its resident memory at the end of each stage it finishes.
 #
 # Runs on Python 3.8 to 3.14 with torch 1.13 to 2.15; it writes no file, and in CPU mode it
 # makes no torch.cuda call and lets no GPU driver start.

@@ -1,4 +1,4 @@
-def run(channel, gpu, index, modules, weights, compile_asked=False):
+def run(channel, gpu, index, asked):
     channel.stage("import")
     found = torch_found()
     channel.answer("interpreter", python_version=python_version(),
@@ -21,6 +21,7 @@ def run(channel, gpu, index, modules, weights, compile_asked=False):
             said.append(line)
     channel.answer("import", ok=True, ms=ms_since(start), warnings=said[:3],
                    found=shadow_facts(torch_found()))
+    stage_memory(channel, None, "import", False, index)
     if not hasattr(torch, "tensor") or not hasattr(torch, "__version__"):
         channel.answer("import_incomplete")
         return
@@ -98,9 +99,10 @@ def run(channel, gpu, index, modules, weights, compile_asked=False):
             channel.answer("memory", status=0, allocated_bytes=allocated, reserved_bytes=reserved)
         except Exception as error:
             channel.answer("memory", **error_of(error))
-    if compile_asked and not compile_stage(channel, torch, device):
+    stage_memory(channel, torch, "compute", gpu, index)
+    if asked.get("compile") and not compile_stage(channel, torch, device):
         return
-    application(channel, torch, modules, weights)
+    application(channel, torch, asked, gpu, index, device)
 
 
 def main():
@@ -116,8 +118,7 @@ def main():
         os.environ["TRITON_CACHE_DIR"] = os.path.join(folder, "triton")
         os.environ["TMPDIR"] = folder
     try:
-        run(channel, gpu, index, asked.get("imports", []), asked.get("weights", []),
-            bool(asked.get("compile")))
+        run(channel, gpu, index, asked)
     except BaseException as error:  # the probe's own defect: said, never a pass
         channel.answer("probe_failed", message=first_line(error) or type(error).__name__)
     channel.send(event="done")

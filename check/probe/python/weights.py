@@ -248,26 +248,33 @@ def check_weights(torch, path):
         answer["seconds"] = round(time.monotonic() - start, 6)
 
 
-def application(channel, torch, modules, weights):
+def application(channel, torch, asked, gpu, index, device):
     """The application layer: the distributions that require torch, listed from their metadata
-    alone, then each module asked, imported in turn until one fails."""
+    alone, then each module asked, imported in turn until one fails; the memory the weights asked
+    need against what this process may use, then each weights file opened; then the computation
+    in each precision asked and of the weights (stopping at the first that fails)."""
     channel.stage("application")
     start = time.monotonic()
     installed = installed_once()
     listed = [d.facts() for d in installed if d.torch_requirement() is not None]
     channel.answer("extensions_listed", ms=ms_since(start), distributions=listed,
                    torch_cxx11_abi=bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)))
-    for module in modules:
+    for module in asked.get("imports", []):
         channel.answer("importing", module=module)
         answer = import_extension(torch, module, installed)
         channel.answer("extension", **answer)
         if not answer["ok"]:
             return
+    weights = asked.get("weights", [])
+    if weights and not weights_memory(channel, torch, weights, gpu, index):
+        return
+    verified = []
     for path in weights:
         channel.answer("opening", file=os.path.basename(path.rstrip("/")) or path)
         answer = check_weights(torch, path)
         channel.answer("weights", **answer)
         if not answer["ok"]:
             return
-
-
+        verified.append(answer)
+    if precisions(channel, torch, precisions_asked(asked.get("dtypes", []), verified), device):
+        stage_memory(channel, torch, "application", gpu, index)

@@ -4,6 +4,7 @@
 
 #include "causes/causes.hpp"
 #include "facts/json_fields.hpp"
+#include "facts/precision.hpp"
 #include "facts/version_spec.hpp"
 
 namespace kd {
@@ -100,6 +101,21 @@ ojson weights_of(const PythonAnswers& answers, const std::vector<std::string>& a
   return entries;
 }
 
+// error.message of weights that do not fit: the sizes and what binds.
+std::string memory_words(const WeightsMemory& m) {
+  return "the weights need " + std::to_string(m.weights_bytes) + " bytes, and " +
+         (m.available_bytes ? std::to_string(*m.available_bytes) : std::string("no")) +
+         " bytes are left (" + (m.limited_by.empty() ? std::string("unmeasured") : m.limited_by) +
+         ")";
+}
+
+// error.message of a precision the computation could not run in: torch's words, or the dtype
+// it lacks.
+std::string precision_words(const PrecisionRun& p) {
+  if (p.missing) return "torch has no dtype " + p.dtype;
+  return (p.exception.empty() ? "" : p.exception + ": ") + p.words;
+}
+
 // The words of error.message for a weights file that could not be used: the failure's own
 // words where there are some, else what the check found.
 std::string weights_words(const WeightsFile& w) {
@@ -167,6 +183,84 @@ std::string extension_words(const ExtensionImport& failure) {
   return (failure.exception.empty() ? "" : failure.exception + ": ") + words;
 }
 
+// application.memory: null without weights asked or where not measured.
+ojson memory_entry_of(const nlohmann::json* answer) {
+  if (answer == nullptr) return nullptr;
+  const WeightsMemory m = weights_memory_of(*answer);
+  return {{"weights_bytes", m.weights_bytes},
+          {"available_bytes", m.available_bytes ? ojson(*m.available_bytes) : ojson(nullptr)},
+          {"limited_by", text_or_null(m.limited_by)},
+          {"fits", m.available_bytes ? ojson(m.fits) : ojson(nullptr)}};
+}
+
+// application.precisions: each precision the computation ran in, verified or not, in order;
+// the first that failed (could not run, or gave wrong numbers: its mismatch in `wrong`).
+ojson precisions_of(const std::vector<const nlohmann::json*>& answers, std::optional<PrecisionRun>& failure,
+                    std::string& wrong) {
+  ojson entries = ojson::array();
+  for (const nlohmann::json* answer : answers) {
+    PrecisionRun run = precision_run_of(*answer);
+    const std::string mismatch = run.ran ? precision_mismatch(run) : "";
+    const bool verified = run.ran && mismatch.empty();
+    entries.push_back({{"dtype", run.dtype},
+                       {"device", run.device},
+                       {"verified", verified},
+                       {"seconds", run.seconds ? ojson(*run.seconds) : ojson(nullptr)}});
+    if (!verified && !failure) {
+      wrong = mismatch;
+      failure = std::move(run);
+    }
+  }
+  return entries;
+}
+
+}  // namespace
+
+namespace {
+
+// What the application stage found wrong, each the first of its kind: the module asked that
+// failed, or the one or the file the probe gave no answer for; weights that do not fit; the
+// weights file that could not be used; the precision the computation failed in (`wrong`: its
+// numbers' mismatch, where it gave numbers).
+struct Found {
+  std::optional<ExtensionImport> extension;
+  std::string unanswered, unopened;
+  std::optional<WeightsMemory> memory;
+  std::optional<WeightsFile> weights;
+  std::optional<PrecisionRun> precision;
+  std::string wrong;
+};
+
+// The stage's facts (the report's application block) through `sink`, and what was wrong.
+Found walk_application(const PythonAnswers& answers, const ApplicationAsked& asked,
+                       WorkerFindings& findings, const EventSink& sink) {
+  Found found;
+  const ojson extensions =
+      extensions_of(answers, asked.imports, findings, found.extension, found.unanswered);
+  // Weights that do not fit are not opened.
+  const nlohmann::json* memory_answer = answers.find("weights_memory");
+  if (memory_answer != nullptr && !weights_memory_of(*memory_answer).fits) {
+    found.memory = weights_memory_of(*memory_answer);
+  }
+  const bool reached = !found.extension && found.unanswered.empty() && !found.memory;
+  const ojson weights =
+      weights_of(answers, asked.weights, reached, found.weights, found.unopened);
+  const ojson precisions =
+      precisions_of(answers_to(answers, "precision"), found.precision, found.wrong);
+  sink(facts_event("application", {{"extensions", extensions},
+                                   {"weights", weights},
+                                   {"precisions", precisions},
+                                   {"memory", memory_entry_of(memory_answer)}}));
+  return found;
+}
+
+// The outcome of the cause `id`, its error.message `words`.
+bool finish_with(CauseId id, const std::string& words, const EventSink& sink) {
+  const CauseInfo& row = cause_info(id);
+  sink(outcome_event(row.outcome, Stage::Application, ErrorInfo{std::string(row.type), words}));
+  return false;
+}
+
 }  // namespace
 
 bool application_stage(const PythonAnswers& answers, const ApplicationAsked& asked,
@@ -175,29 +269,33 @@ bool application_stage(const PythonAnswers& answers, const ApplicationAsked& ask
   if (answers.find("extensions_listed") == nullptr) {
     return probe_gave_no("the distributions that require torch", sink);
   }
-  std::optional<ExtensionImport> failure;
-  std::string unanswered;
-  const ojson extensions = extensions_of(answers, asked.imports, findings, failure, unanswered);
-  std::optional<WeightsFile> weights_failure;
-  std::string unopened;
-  const ojson weights = weights_of(answers, asked.weights, !failure && unanswered.empty(),
-                                   weights_failure, unopened);
-  sink(facts_event("application", {{"extensions", extensions}, {"weights", weights}}));
-  if (!unanswered.empty()) return probe_gave_no(("the module " + unanswered).c_str(), sink);
-  if (!unopened.empty()) return probe_gave_no(("the weights file " + unopened).c_str(), sink);
-  if (failure) {
-    findings.extension_failure = failure;
-    const CauseInfo& row = cause_info(recognise_extension(*failure));
-    sink(outcome_event(row.outcome, Stage::Application,
-                       ErrorInfo{std::string(row.type), extension_words(*failure)}));
+  Found found = walk_application(answers, asked, findings, sink);
+  if (!found.unanswered.empty()) return probe_gave_no(("the module " + found.unanswered).c_str(), sink);
+  if (!found.unopened.empty()) return probe_gave_no(("the weights file " + found.unopened).c_str(), sink);
+  if (found.extension) {
+    findings.extension_failure = found.extension;
+    return finish_with(recognise_extension(*found.extension), extension_words(*found.extension),
+                       sink);
+  }
+  if (found.memory) {
+    findings.weights_memory = found.memory;
+    return finish_with(recognise_weights_memory(*found.memory), memory_words(*found.memory), sink);
+  }
+  if (found.weights) {
+    findings.weights_failure = found.weights;
+    return finish_with(recognise_weights(*found.weights), weights_words(*found.weights), sink);
+  }
+  if (!found.precision) return true;
+  const PrecisionRun& failed = *found.precision;
+  if (failed.ran) {
+    // Numbers, and wrong ones: the check's verification failed, as the computation's would.
+    sink(outcome_event(Outcome::CheckFailed, Stage::Application,
+                       ErrorInfo{failure_type(Failure::CheckMismatch),
+                                 "in " + failed.dtype + " on " + failed.device + ": " + found.wrong}));
     return false;
   }
-  if (!weights_failure) return true;
-  findings.weights_failure = weights_failure;
-  const CauseInfo& row = cause_info(recognise_weights(*weights_failure));
-  sink(outcome_event(row.outcome, Stage::Application,
-                     ErrorInfo{std::string(row.type), weights_words(*weights_failure)}));
-  return false;
+  findings.precision_failure = failed;
+  return finish_with(recognise_precision(failed), precision_words(failed), sink);
 }
 
 std::string application_step(const PythonAnswers& answers) {
@@ -206,7 +304,8 @@ std::string application_step(const PythonAnswers& answers) {
     const std::string call = a.value("call", std::string());
     if (call == "importing") step = "importing " + a.value("module", std::string());
     if (call == "opening") step = "opening " + a.value("file", std::string());
-    if (call == "extension" || call == "weights") step.clear();
+    if (call == "computing_in") step = "computing in " + a.value("dtype", std::string());
+    if (call == "extension" || call == "weights" || call == "precision") step.clear();
   }
   return step;
 }

@@ -557,6 +557,16 @@ kdh::Preparation sparse_weights(const std::string& name, unsigned long long byte
   };
 }
 
+// The application environment's sitecustomize (PYTHONPATH), imported before anything else: a
+// product wrong in bfloat16 only, as a broken kernel of one precision would give it.
+const char* const kWrongInBfloat16 =
+    "import torch\n"
+    "_product = torch.Tensor.__matmul__\n"
+    "def _wrong(a, b):\n"
+    "    p = _product(a, b)\n"
+    "    return p + 1 if p.dtype == torch.bfloat16 else p\n"
+    "torch.Tensor.__matmul__ = _wrong\n";
+
 // Debian's python3-torch, imported by Debian's own interpreter (the requirement's), whatever
 // torch the check was built with.
 Case distribution_torch_case(const std::string& id, Requirement requirement,
@@ -594,6 +604,22 @@ std::vector<Case> precision_and_memory_cases() {
           .expect_not_null("/memory_by_stage/compute/rss_bytes")
           .expect_not_null("/memory_by_stage/application/rss_bytes")
           .expect_null("/memory_by_stage/application/allocated_bytes"),
+      Case("precision_wrong_numbers")
+          .guards("a precision whose product is wrong is CHECK_FAILED (8) at the application "
+                  "stage naming the dtype, the device and the numbers: the check verifies each "
+                  "precision's numbers, it never trusts that they ran")
+          .needs(Requirement::PythonProbe)
+          .directory("site")
+          .file("site/sitecustomize.py", kWrongInBfloat16)
+          .env("PYTHONPATH", "{tmp}/site")
+          .args({"--device", "cpu", "--dtype", "float64", "--dtype", "bfloat16"})
+          .outcome("CHECK_FAILED", "application")
+          .expect_field("/error/type", "CheckMismatch")
+          .expect_field("/error/message", "in bfloat16 on cpu: product [[3,3],[7,5]] differs from "
+                                          "the expected [[2,2],[6,4]]")
+          .expect_field("/application/precisions/0/verified", true)
+          .expect_field("/application/precisions/1/dtype", "bfloat16")
+          .expect_field("/application/precisions/1/verified", false),
       distribution_torch_case("precision_float16_without_a_cpu_kernel",
                               Requirement::DistributionTorchWithoutHalfOnCpu)
           .guards("a precision asked that the CPU of the torch present has no kernel for is "

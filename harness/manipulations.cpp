@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -55,6 +57,23 @@ std::string make_virtual_environment(const std::string& folder, const std::strin
   kd::RunResult made = kd::run_supervised(venv, kd::deadline_in(60), {});
   if (made.status.exited() && made.status.code == 0) return "";
   return "python3 -m venv failed (" + made.status.describe() + "): " + made.out.data;
+}
+
+Preparation sparse_weights(const std::string& name, unsigned long long bytes) {
+  return [name, bytes](const std::string& tmp) -> std::string {
+    const unsigned long long side = 1ULL << 14;
+    const std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[" +
+                               std::to_string(bytes / 4 / side) + "," + std::to_string(side) +
+                               "],\"data_offsets\":[0," + std::to_string(bytes) + "]}}";
+    std::string head(8, '\0');
+    for (int i = 0; i < 8; ++i) head[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    const std::string path = tmp + "/" + name;
+    if (std::string why = write_text_file(path, head + header); !why.empty()) return why;
+    if (truncate(path.c_str(), static_cast<off_t>(8 + header.size() + bytes)) != 0) {
+      return "could not make " + name + " sparse: " + std::strerror(errno);
+    }
+    return "";
+  };
 }
 
 std::string run_shell(const std::string& cwd, const std::string& script) {

@@ -40,6 +40,11 @@ std::string make_virtual_environment(const std::string& folder, const std::strin
 // git, git lfs); "" or why it failed, with its output.
 std::string run_shell(const std::string& cwd, const std::string& script);
 
+// {tmp}/NAME: a safetensors file of one float32 tensor of `bytes` (a multiple of 64 KiB), its
+// data a hole (a sparse file: nothing on the disk), as large weights look to a check that reads
+// their header, never their data.
+Preparation sparse_weights(const std::string& name, unsigned long long bytes);
+
 // The site-packages folder of the virtual environment at `venv` (lib/python3.X/site-packages,
 // as venv made it); "" where there is none.
 std::string virtual_environment_site(const std::string& venv);

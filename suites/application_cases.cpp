@@ -9,9 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -538,25 +536,6 @@ std::vector<Case> application_cases() {
 
 constexpr unsigned long long kGiB = 1ULL << 30;
 
-// A safetensors file of one float32 tensor of `bytes`, its data a hole (a sparse file: nothing
-// on the disk), as large weights look to a check that reads their header, never their data.
-kdh::Preparation sparse_weights(const std::string& name, unsigned long long bytes) {
-  return [name, bytes](const std::string& tmp) -> std::string {
-    const unsigned long long side = 1ULL << 14;
-    const std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[" +
-                               std::to_string(bytes / 4 / side) + "," + std::to_string(side) +
-                               "],\"data_offsets\":[0," + std::to_string(bytes) + "]}}";
-    std::string head(8, '\0');
-    for (int i = 0; i < 8; ++i) head[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
-    const std::string path = tmp + "/" + name;
-    if (std::string why = kdh::write_text_file(path, head + header); !why.empty()) return why;
-    if (truncate(path.c_str(), static_cast<off_t>(8 + header.size() + bytes)) != 0) {
-      return "could not make " + name + " sparse: " + std::strerror(errno);
-    }
-    return "";
-  };
-}
-
 // The application environment's sitecustomize (PYTHONPATH), imported before anything else: a
 // product wrong in bfloat16 only, as a broken kernel of one precision would give it.
 const char* const kWrongInBfloat16 =
@@ -676,7 +655,7 @@ std::vector<Case> precision_and_memory_cases() {
           .needs(Requirement::MemoryCgroup)
           .prepare(
               [](const std::string& tmp) {
-                std::string why = sparse_weights("model.safetensors", 8 * kGiB)(tmp);
+                std::string why = kdh::sparse_weights("model.safetensors", 8 * kGiB)(tmp);
                 return why.empty() ? kdh::memory_cgroup(1536 * kGiB / 1024)(tmp) : why;
               },
               "model.safetensors: one float32 tensor of 8 GiB, its data a hole (sparse); the "
@@ -700,7 +679,7 @@ std::vector<Case> precision_and_memory_cases() {
                   "naming ulimit -v")
           .needs(Requirement::PythonProbe)
           .needs(Requirement::StartsUnderAddressSpaceLimit)
-          .prepare(sparse_weights("model.safetensors", 1024 * kGiB),
+          .prepare(kdh::sparse_weights("model.safetensors", 1024 * kGiB),
                    "model.safetensors: one float32 tensor of 1 TiB, its data a hole (sparse)")
           .limit(RLIMIT_AS, 6 * kGiB)
           .args({"--device", "cpu", "--weights", "model.safetensors"})

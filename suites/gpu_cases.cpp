@@ -3,6 +3,7 @@
 // declared KERNODECK_EXPECT_GPU=1. Built as their own program so CTest can
 // give each test one GPU (RESOURCE_GROUPS gpus:1 with --resource-spec-file).
 #include "layer_test.hpp"
+#include "manipulations.hpp"
 
 namespace {
 
@@ -62,6 +63,27 @@ std::vector<Case> gpu_compute_cases() {
           .needs(Requirement::GpuBackend)
           .watch_processes()
           .outcome("GPU_CHECK_PASSED", "complete"),
+      Case("gpu_precisions_and_weights_memory")
+          .guards("on a GPU, the weights' bytes are set against the GPU's free memory and a real "
+                  "allocation of that size, and the computation runs again in each precision "
+                  "asked; the allocator's memory is measured at each stage's end")
+          .needs(Requirement::Gpu)
+          .needs(Requirement::GpuBackend)
+          .needs(Requirement::PythonProbe)
+          .prepare(kdh::sparse_weights("model.safetensors", 1ULL << 30),
+                   "model.safetensors: one float32 tensor of 1 GiB, its data a hole (sparse)")
+          .args({"--weights", "model.safetensors", "--dtype", "float16", "--dtype", "float64"})
+          .outcome("GPU_CHECK_PASSED", "complete")
+          .expect_field("/application/memory/weights_bytes", 1ULL << 30)
+          .expect_field("/application/memory/limited_by", "device")
+          .expect_field("/application/memory/fits", true)
+          .expect_field("/application/precisions/0/dtype", "float16")
+          .expect_field("/application/precisions/0/device", "cuda:0")
+          .expect_field("/application/precisions/0/verified", true)
+          .expect_field("/application/precisions/2/dtype", "float32")
+          .expect_field("/application/precisions/2/verified", true)
+          .expect_not_null("/memory_by_stage/compute/allocated_bytes")
+          .expect_not_null("/memory_by_stage/application/reserved_bytes"),
       Case("cpu_mode_on_gpu_machine")
           .guards("--device cpu on a GPU machine runs on the CPU and asks nothing of the driver")
           .needs(Requirement::Gpu)

@@ -17,14 +17,17 @@ def scaled_product(torch, dtype, device):
     """The contract's product in a float8 dtype as applications compute it: torch._scaled_mm,
     unit scales, its result in float32. Its operands padded with zeros to 16 by 16 (the sizes it
     needs on a GPU), the product read back from the top-left corner; the loss from it, no gradient
-    (autograd has none for float8)."""
+    (autograd has none for float8). float8_e5m2 is multiplied by float8_e4m3fn, as training
+    multiplies a gradient in e5m2 by activations in e4m3fn: two e5m2 operands have no kernel on a
+    GPU."""
     a = torch.zeros(16, 16, device=device)
     b = torch.zeros(16, 16, device=device)
     a[:2, :2] = torch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device)
     b[:2, :2] = torch.tensor([[2.0, 0.0], [0.0, 1.0]], device=device)
     one = torch.tensor(1.0, device=device)
     # Its second operand column-major, as it requires.
-    result = torch._scaled_mm(a.to(dtype), b.to(dtype).t().contiguous().t(), scale_a=one,
+    second = torch.float8_e4m3fn if dtype == torch.float8_e5m2 else dtype
+    result = torch._scaled_mm(a.to(dtype), b.to(second).t().contiguous().t(), scale_a=one,
                               scale_b=one, out_dtype=torch.float32)
     if isinstance(result, tuple):  # torch 2.1 to 2.3 also return the maximum
         result = result[0]

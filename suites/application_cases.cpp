@@ -599,6 +599,23 @@ std::vector<Case> precision_and_memory_cases() {
           .expect_field("/application/precisions/0/verified", true)
           .expect_field("/application/precisions/1/dtype", "bfloat16")
           .expect_field("/application/precisions/1/verified", false),
+      Case("precisions_verified_by_the_compiled_probe")
+          .guards("the compiled probe, which has the whole of libtorch, computes in the precisions "
+                  "asked itself, in the worker's process, and measures that process's memory at "
+                  "each stage's end")
+          .needs(Requirement::CompiledProbe)
+          .args({"--device", "cpu", "--dtype", "bfloat16", "--dtype", "float64"})
+          .outcome("CPU_CHECK_PASSED", "complete")
+          .expect_field("/tool/probe", "libtorch")
+          .expect_field("/application/extensions", nlohmann::json::array())
+          .expect_field("/application/precisions/0/dtype", "bfloat16")
+          .expect_field("/application/precisions/0/verified", true)
+          .expect_field("/application/precisions/1/dtype", "float64")
+          .expect_field("/application/precisions/1/verified", true)
+          .expect_null("/application/memory")
+          .expect_not_null("/memory_by_stage/import/rss_bytes")
+          .expect_not_null("/memory_by_stage/compute/rss_bytes")
+          .expect_not_null("/memory_by_stage/application/rss_bytes"),
       distribution_torch_case("precision_float16_without_a_cpu_kernel",
                               Requirement::DistributionTorchWithoutHalfOnCpu)
           .guards("a precision asked that the CPU of the torch present has no kernel for is "

@@ -34,6 +34,7 @@ std::vector<Case> cli_cases() {
           .expect_stdout_contains("--host-check")
           .expect_stdout_contains("--import")
           .expect_stdout_contains("--weights")
+          .expect_stdout_contains("--dtype")
           .expect_stdout_contains("--version"),
       Case("version_prints_version")
           .guards("--version prints the check's name and version and exits 0")
@@ -71,6 +72,16 @@ std::vector<Case> cli_cases() {
       usage("weights_with_the_fault_probe", {"--device", "cpu", "--weights", "model.pt"},
             "fault-injection probe")
           .with_fault("gpus=1"),
+      usage("dtype_unknown", {"--device", "cpu", "--dtype", "half"},
+            "--dtype takes one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, "
+            "float64, not 'half'"),
+      usage("dtype_missing_value", {"--device", "cpu", "--dtype"}, "--dtype"),
+      usage("dtype_with_the_fault_probe", {"--device", "cpu", "--dtype", "float16"},
+            "fault-injection probe")
+          .with_fault("gpus=1"),
+      usage("dtype_with_the_stable_probe", {"--device", "cpu", "--dtype", "float16"},
+            "the interpreter of the application or the compiled probe")
+          .needs(kdh::Requirement::StableProbe),
       usage("import_with_the_compiled_probe", {"--device", "cpu", "--import", "torchvision"},
             "compiled probe")
           .needs(kdh::Requirement::CompiledProbe),

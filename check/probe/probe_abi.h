@@ -74,7 +74,8 @@ typedef struct kd_gpu_info {
 /* How kd_compute_result.gradient was computed. */
 typedef enum kd_gradient_source {
   KD_GRADIENT_AUTOGRAD = 0, /* libtorch's autograd engine (backward), read back from a.grad */
-  KD_GRADIENT_EXPLICIT = 1  /* the derivative's formula, 2*sum(p) * ones @ b^T, on the device */
+  KD_GRADIENT_EXPLICIT = 1, /* the derivative's formula, 2*sum(p) * ones @ b^T, on the device */
+  KD_GRADIENT_NONE = 2      /* none: a precision autograd has no gradient in (float8) */
 } kd_gradient_source;
 
 typedef struct kd_compute_result {
@@ -160,6 +161,31 @@ typedef struct kd_probe {
 } kd_probe;
 
 typedef const kd_probe* (*kd_probe_entry_fn)(void);
+
+/* Optional, beside the entry: the contract's computation again in a precision
+ * (the check's --dtype), for a probe that has the whole of libtorch (the
+ * compiled probe); a module without this symbol computes in float32 only. In
+ * float16, bfloat16, float32 and float64 the product, the loss and the
+ * gradient by autograd; in the float8 dtypes the product through
+ * at::_scaled_mm (unit scales, its result in float32, the operands padded to
+ * 16 by 16; float8_e5m2 times float8_e4m3fn), the loss from it and no
+ * gradient (gradient_source KD_GRADIENT_NONE). A libtorch without the dtype
+ * answers KD_RUNTIME_ERROR with KD_ERROR_DTYPE_MISSING. Define it as
+ * `kd_status KD_PRECISION_ENTRY(int device_kind, long long index, int
+ * precision, kd_compute_result* out, kd_error* err)`. */
+typedef enum kd_precision {
+  KD_FLOAT16 = 0,
+  KD_BFLOAT16 = 1,
+  KD_FLOAT8_E4M3FN = 2,
+  KD_FLOAT8_E5M2 = 3,
+  KD_FLOAT32 = 4,
+  KD_FLOAT64 = 5
+} kd_precision;
+#define KD_PRECISION_ENTRY kernodeck_probe_precision_v1
+#define KD_PRECISION_ENTRY_SYMBOL KD_PROBE_STRINGIFY(KD_PRECISION_ENTRY)
+#define KD_ERROR_DTYPE_MISSING "DtypeMissing" /* compute_in: this libtorch has no such dtype */
+typedef kd_status (*kd_compute_in_fn)(int device_kind, long long index, int precision,
+                                      kd_compute_result* out, kd_error* err);
 
 #ifdef __cplusplus
 }

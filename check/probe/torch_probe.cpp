@@ -215,6 +215,82 @@ kd_status compute(int kind, long long index, kd_compute_result* out, kd_error* e
   });
 }
 
+// The float8 dtypes came with libtorch 2.1, and at::_scaled_mm with them; until 2.4 it took
+// its scales as optional arguments after the bias and returned the product with its maximum.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+#define KD_PROBE_FLOAT8 1
+at::Tensor scaled_product(const at::Tensor& a, const at::Tensor& b, const at::Tensor& one) {
+#if TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR < 4
+  return std::get<0>(at::_scaled_mm(a, b, c10::nullopt, at::kFloat, one, one));
+#else
+  return at::_scaled_mm(a, b, one, one, c10::nullopt, c10::nullopt, at::kFloat);
+#endif
+}
+
+// The contract's product in a float8 dtype (probe_abi.h, KD_PRECISION_ENTRY): the operands
+// padded with zeros to 16 by 16, the second column-major, unit scales.
+at::Tensor float8_product(int precision, const torch::TensorOptions& options) {
+  const auto f32 = options.dtype(torch::kFloat32);
+  at::Tensor a = torch::zeros({16, 16}, f32);
+  at::Tensor b = torch::zeros({16, 16}, f32);
+  a.narrow(0, 0, 2).narrow(1, 0, 2).copy_(torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}, f32).reshape({2, 2}));
+  b.narrow(0, 0, 2).narrow(1, 0, 2).copy_(torch::tensor({2.0f, 0.0f, 0.0f, 1.0f}, f32).reshape({2, 2}));
+  const auto first = precision == KD_FLOAT8_E5M2 ? at::kFloat8_e5m2 : at::kFloat8_e4m3fn;
+  at::Tensor product = scaled_product(a.to(first), b.to(at::kFloat8_e4m3fn).t().contiguous().t(),
+                                      torch::ones({}, f32));
+  return product.narrow(0, 0, 2).narrow(1, 0, 2);
+}
+#endif
+
+// A precision's dtype for autograd's computation.
+torch::Dtype dtype_of(int precision) {
+  switch (precision) {
+    case KD_FLOAT16: return torch::kFloat16;
+    case KD_BFLOAT16: return torch::kBFloat16;
+    case KD_FLOAT64: return torch::kFloat64;
+    default: return torch::kFloat32;
+  }
+}
+
+kd_status compute_in(int kind, long long index, int precision, kd_compute_result* out,
+                     kd_error* err) {
+  *out = kd_compute_result{};
+  const bool float8 = precision == KD_FLOAT8_E4M3FN || precision == KD_FLOAT8_E5M2;
+#if !defined(KD_PROBE_FLOAT8)
+  if (float8) {
+    set_error(err, KD_ERROR_DTYPE_MISSING, "this libtorch has no float8 dtypes (they came with 2.1)");
+    return KD_RUNTIME_ERROR;
+  }
+#endif
+  return guarded(err, [&] {
+    const auto options = torch::TensorOptions().device(target_device(kind, index));
+    at::Tensor p, loss;
+    if (float8) {
+#if defined(KD_PROBE_FLOAT8)
+      p = float8_product(precision, options);
+#endif
+      loss = p.sum().pow(2);
+      out->gradient_source = KD_GRADIENT_NONE;
+    } else {
+      const auto typed = options.dtype(dtype_of(precision));
+      at::Tensor a = torch::tensor({1.0, 2.0, 3.0, 4.0}, typed).reshape({2, 2});
+      a.requires_grad_(true);
+      at::Tensor b = torch::tensor({2.0, 0.0, 0.0, 1.0}, typed).reshape({2, 2});
+      p = at::matmul(a, b);
+      loss = p.sum().pow(2);
+      loss.backward();
+      read_matrix(a.grad().to(torch::kFloat32), out->gradient);
+      out->gradient_source = KD_GRADIENT_AUTOGRAD;
+    }
+    if (kind == KD_DEVICE_CUDA) {
+      torch::cuda::synchronize(index);
+      out->synchronized = 1;
+    }
+    read_matrix(p.to(torch::kFloat32), out->product);
+    out->loss = loss.detach().to(torch::kCPU).to(torch::kFloat32).item<float>();
+  });
+}
+
 kd_status memory(long long index, kd_memory_info* out, kd_error* err) {
   return guarded(err, [&] {
     out->allocated_bytes = -1;
@@ -259,4 +335,9 @@ const kd_probe kProbe = {KD_PROBE_ABI_VERSION, library_info, gpu_info,  init_dev
 
 extern "C" __attribute__((visibility("default"))) const kd_probe* KD_PROBE_ENTRY(void) {
   return &kProbe;
+}
+
+extern "C" __attribute__((visibility("default"))) kd_status KD_PRECISION_ENTRY(
+    int device_kind, long long index, int precision, kd_compute_result* out, kd_error* err) {
+  return compute_in(device_kind, index, precision, out, err);
 }

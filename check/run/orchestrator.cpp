@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include "stages/application/application.hpp"
+#include "stages/application/precision.hpp"
 #include "causes/causes.hpp"
 #include "run/host_check.hpp"
 #include "stages/import/library_damage.hpp"
@@ -153,7 +154,8 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
   sources.library = findings.library_failure ? &*findings.library_failure : nullptr;
   sources.compile = findings.compile_failure ? &*findings.compile_failure : nullptr;
   sources.memory = findings.weights_memory ? &*findings.weights_memory : nullptr;
-  sources.precision = findings.precision_failure ? &*findings.precision_failure : nullptr;
+  const std::optional<PrecisionRun> precision = failed_precision_of(findings);
+  sources.precision = precision ? &*precision : nullptr;
   const std::string torch_version = text_of(findings.pytorch["version"]);
   sources.torch_version = torch_version;
   return {outcome, stage, error, 0, words_of(*id, sources, limits, sanitizer)};
@@ -453,7 +455,7 @@ WorkerVerdict run_worker_process(const std::string& self_exe, const ProbeChoice&
   WorkerFindings& findings = in.findings;
   const Clock::time_point deadline = deadline_in(options.timeout_s);
   WorkerRequest request{options.device, options.device_index, probe.path, "", options.imports,
-                        options.weights, options.compile};
+                        options.weights, options.compile, options.dtypes};
   SpawnSpec spec;
   std::string searched;  // how the python probe's interpreter was found
   std::optional<WorkerVerdict> not_started;
@@ -551,10 +553,9 @@ CheckRun deliver(ReportInput& in, const Sanitizer& sanitizer, const ReportWriter
 }  // namespace
 
 std::optional<std::string> refused_for_probe(const Options& options, const std::string& self_exe) {
-  if (options.imports.empty() && options.weights.empty() && !options.compile &&
-      options.dtypes.empty()) {
-    return std::nullopt;
-  }
+  const bool interpreter_asked =
+      !options.imports.empty() || !options.weights.empty() || options.compile;
+  if (!interpreter_asked && options.dtypes.empty()) return std::nullopt;
   const std::string option = !options.imports.empty()   ? "--import"
                              : !options.weights.empty() ? "--weights"
                              : !options.dtypes.empty()  ? "--dtype"
@@ -564,17 +565,22 @@ std::optional<std::string> refused_for_probe(const Options& options, const std::
                                ? std::string("override")
                                : default_probe(self_exe).kind;
   if (kind == kProbeKindPython) return std::nullopt;
+  // The compiled probe has the whole of libtorch: it computes in the precisions asked itself.
+  if (kind == KD_PROBE_KIND_LIBTORCH && !interpreter_asked) return std::nullopt;
   const std::string which =
       kind == KD_PROBE_KIND_LIBTORCH ? "its compiled probe, built against one libtorch"
       : kind == KD_PROBE_KIND_STABLE_ABI
           ? "its stable probe, for the torch folder KERNODECK_TORCH_DIR names"
           : "the fault-injection probe KERNODECK_PROBE_MODULE names";
-  return "kernodeck-diagnostic: error: " + option + " needs the interpreter of the application "
-         "(to import its modules, load its weights, compute in its precisions, run torch.compile), "
-         "and this check certifies "
-         "libtorch through " + which + ", without one; run it with KERNODECK_TORCH_PYTHON naming the "
-         "application's python (or installed into its environment), or without " + option +
-         "\nRun 'kernodeck-diagnostic --help' for usage.";
+  const std::string needs =
+      interpreter_asked ? "the interpreter of the application (to import its modules, load its "
+                          "weights, run torch.compile)"
+                        : "the interpreter of the application or the compiled probe (to compute "
+                          "in other precisions)";
+  return "kernodeck-diagnostic: error: " + option + " needs " + needs + ", and this check "
+         "certifies libtorch through " + which + ", without one; run it with "
+         "KERNODECK_TORCH_PYTHON naming the application's python (or installed into its "
+         "environment), or without " + option + "\nRun 'kernodeck-diagnostic --help' for usage.";
 }
 
 ProbeChoice default_probe(const std::string& self_exe) {

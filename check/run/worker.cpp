@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "facts/protocol.hpp"
 #include "stages/application/application.hpp"
+#include "stages/application/precision.hpp"
 #include "stages/backend/backend_libraries.hpp"
 #include "stages/backend/backend_stage.hpp"
 #include "stages/compile/compile_stage.hpp"
@@ -32,10 +34,27 @@ std::vector<std::string> worker_argv(const std::string& self_exe, const WorkerRe
   std::vector<std::string> argv = {self_exe, std::string(kWorkerArg), device_name(r.device),
                                    std::to_string(r.index), r.probe_path};
   if (!r.torch_dir.empty()) argv.push_back(r.torch_dir);
+  if (!r.dtypes.empty()) {
+    std::string dtypes;
+    for (const std::string& d : r.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
+    argv.push_back(std::string(kDtypesArg) + dtypes);
+  }
   return argv;
 }
 
-bool parse_worker_argv(const std::vector<std::string>& args, WorkerRequest& r) {
+bool parse_worker_argv(const std::vector<std::string>& given, WorkerRequest& r) {
+  std::vector<std::string> args = given;
+  // The precisions asked, last where there are any: "dtypes=float16,bfloat16".
+  if (!args.empty() && args.back().rfind(kDtypesArg, 0) == 0) {
+    std::string list = args.back().substr(std::string(kDtypesArg).size());
+    args.pop_back();
+    for (size_t start = 0; start <= list.size();) {
+      const size_t comma = std::min(list.find(',', start), list.size());
+      if (comma == start) return false;
+      r.dtypes.push_back(list.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
   if ((args.size() != 4 && args.size() != 5) || args[0] != kWorkerArg) return false;
   if (args[1] == "cpu") {
     r.device = Device::Cpu;
@@ -64,6 +83,10 @@ void run_stages(const kd_probe& probe, const WorkerRequest& request, const Event
   if (hooks.after_backend && !hooks.after_backend(sink)) return;
   if (!device_stage(probe, request, s, err)) return;
   if (!compute_stage(probe, request, s, err)) return;
+  // A probe in this process: its memory now (the python probe measures its own).
+  const bool here = std::strcmp(probe.kind, KD_PROBE_KIND_LIBTORCH) == 0 ||
+                    std::strcmp(probe.kind, KD_PROBE_KIND_STABLE_ABI) == 0;
+  if (here) s.facts("memory_by_stage", {{"compute", stage_memory(probe, request)}});
   if (hooks.after_compute) {
     if (!hooks.after_compute(sink)) return;
     s.enter_quietly(Stage::Application);
@@ -79,7 +102,18 @@ void run_worker(const WorkerRequest& request, const EventSink& sink) {
   if (probe == nullptr) return;
   if (probe->load_library != nullptr && !load_torch(*probe, request, s, load_ms)) return;
   s.facts("execution", {{"timings_ms", {{"load", load_ms}}}});
-  run_stages(*probe, request, sink);
+  s.facts("memory_by_stage", {{"import", {{"rss_bytes", resident_bytes()},
+                                          {"allocated_bytes", nullptr},
+                                          {"reserved_bytes", nullptr}}}});
+  StageHooks hooks;
+  if (!request.dtypes.empty()) {
+    hooks.after_compute = [&](const EventSink& stage_sink) {
+      if (!precision_stage(request, stage_sink)) return false;
+      stage_sink(facts_event("memory_by_stage", {{"application", stage_memory(*probe, request)}}));
+      return true;
+    };
+  }
+  run_stages(*probe, request, sink, hooks);
 }
 
 namespace {

@@ -19,6 +19,8 @@ namespace kd {
 
 // argv[1] that turns the binary into a worker; not an option for people.
 inline constexpr std::string_view kWorkerArg = "__kernodeck_worker__";
+// The worker's last argument where precisions are asked (--dtype): "dtypes=float16,bfloat16".
+inline constexpr std::string_view kDtypesArg = "dtypes=";
 // The worker writes its events on this descriptor.
 inline constexpr int kEventFd = 3;
 

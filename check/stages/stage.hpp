@@ -37,6 +37,9 @@ struct WorkerRequest {
   std::vector<std::string> imports;
   std::vector<std::string> weights;
   bool compile = false;  // --compile: the computation a second time through torch.compile
+  // --dtype: the precisions to compute in after the computation (the python probe's and the
+  // compiled probe's), torch's names, in order.
+  std::vector<std::string> dtypes = {};
 };
 
 std::string device_label(const WorkerRequest& request);

@@ -10,6 +10,7 @@
 
 #include "causes/causes.hpp"
 #include "run/worker.hpp"
+#include "stages/application/precision.hpp"
 
 namespace kd {
 namespace {
@@ -220,6 +221,29 @@ TEST(ApplicationStage, WeightsThatDoNotFitAreOutOfMemoryAndNeverOpened) {
             "The weights asked need 8 GiB and this process may use 1 GiB more on th");
   EXPECT_NE(words.next_action.find("Raise the container's memory limit by at least 7 GiB"),
             std::string::npos) << words.next_action;
+}
+
+// The compiled probe's worker gives its facts as its report: the parent finds the precision that
+// failed in application.precisions and error.message.
+TEST(PrecisionStage, TheParentReadsTheFailedPrecisionFromTheWorkersReport) {
+  WorkerFindings f;
+  f.application = {{"extensions", ojson::array()},
+                   {"weights", ojson::array()},
+                   {"precisions", {{{"dtype", "bfloat16"}, {"device", "cpu"}, {"verified", true}, {"seconds", 0.1}},
+                                   {{"dtype", "float16"}, {"device", "cpu"}, {"verified", false}, {"seconds", 0.1}}}},
+                   {"memory", nullptr}};
+  f.error = ErrorInfo{"PrecisionKernelMissing",
+                      "c10::Error: \"addmm_impl_cpu_\" not implemented for 'Half'", std::nullopt};
+  std::optional<PrecisionRun> run = failed_precision_of(f);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->dtype, "float16");
+  EXPECT_EQ(run->exception, "c10::Error");
+  EXPECT_EQ(run->words, "\"addmm_impl_cpu_\" not implemented for 'Half'");
+  EXPECT_FALSE(run->missing);
+  f.error = ErrorInfo{"PrecisionNotInTorch", "torch has no dtype float16", std::nullopt};
+  EXPECT_TRUE(failed_precision_of(f)->missing);
+  f.application["precisions"][1]["verified"] = true;
+  EXPECT_FALSE(failed_precision_of(f));
 }
 
 }  // namespace

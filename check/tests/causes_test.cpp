@@ -84,7 +84,7 @@ TEST(Catalogue, TheProbesTypesAreTheBackendsOrACause) {
   const std::vector<std::string_view> failures = failure_types();
   for (const char* type : {KD_ERROR_OUT_OF_MEMORY, KD_ERROR_C10, KD_ERROR_BAD_ALLOC,
                            KD_ERROR_EXCEPTION, KD_ERROR_UNKNOWN, KD_ERROR_PROBE_STATE,
-                           KD_ERROR_LOADER}) {
+                           KD_ERROR_LOADER, KD_ERROR_DTYPE_MISSING}) {
     EXPECT_FALSE(cause_from_type(type)) << type;
     EXPECT_EQ(std::count(failures.begin(), failures.end(), type), 0) << type;
   }

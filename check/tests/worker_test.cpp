@@ -792,6 +792,24 @@ TEST(WorkerArgv, RoundTrips) {
   }
 }
 
+// The precisions asked (--dtype) travel last, in order; an empty one is refused.
+TEST(WorkerArgv, PrecisionsRoundTrip) {
+  WorkerRequest request{Device::Cpu, 0, "probe.so", "/venv/torch", {}, {}};
+  request.dtypes = {"float16", "float8_e4m3fn"};
+  std::vector<std::string> argv = worker_argv("/usr/bin/kernodeck-diagnostic", request);
+  ASSERT_EQ(argv.size(), 7u);
+  EXPECT_EQ(argv.back(), "dtypes=float16,float8_e4m3fn");
+  WorkerRequest back;
+  ASSERT_TRUE(parse_worker_argv({argv.begin() + 1, argv.end()}, back));
+  EXPECT_EQ(back.dtypes, request.dtypes);
+  EXPECT_EQ(back.torch_dir, "/venv/torch");
+  const std::string w(kWorkerArg);
+  WorkerRequest r;
+  EXPECT_FALSE(parse_worker_argv({w, "cpu", "0", "p.so", "dtypes=float16,"}, r));
+  WorkerRequest r2;
+  EXPECT_FALSE(parse_worker_argv({w, "cpu", "0", "p.so", "dtypes="}, r2));
+}
+
 TEST(WorkerArgv, MalformedIsRejected) {
   const std::string w(kWorkerArg);
   WorkerRequest r;

@@ -5,6 +5,7 @@
 #include "causes/causes.hpp"
 #include "facts/json_fields.hpp"
 #include "facts/precision.hpp"
+#include "stages/application/precision.hpp"
 #include "facts/version_spec.hpp"
 
 namespace kd {
@@ -109,13 +110,6 @@ std::string memory_words(const WeightsMemory& m) {
          ")";
 }
 
-// error.message of a precision the computation could not run in: torch's words, or the dtype
-// it lacks.
-std::string precision_words(const PrecisionRun& p) {
-  if (p.missing) return "torch has no dtype " + p.dtype;
-  return (p.exception.empty() ? "" : p.exception + ": ") + p.words;
-}
-
 // The words of error.message for a weights file that could not be used: the failure's own
 // words where there are some, else what the check found.
 std::string weights_words(const WeightsFile& w) {
@@ -193,27 +187,6 @@ ojson memory_entry_of(const nlohmann::json* answer) {
           {"fits", m.available_bytes ? ojson(m.fits) : ojson(nullptr)}};
 }
 
-// application.precisions: each precision the computation ran in, verified or not, in order;
-// the first that failed (could not run, or gave wrong numbers: its mismatch in `wrong`).
-ojson precisions_of(const std::vector<const nlohmann::json*>& answers, std::optional<PrecisionRun>& failure,
-                    std::string& wrong) {
-  ojson entries = ojson::array();
-  for (const nlohmann::json* answer : answers) {
-    PrecisionRun run = precision_run_of(*answer);
-    const std::string mismatch = run.ran ? precision_mismatch(run) : "";
-    const bool verified = run.ran && mismatch.empty();
-    entries.push_back({{"dtype", run.dtype},
-                       {"device", run.device},
-                       {"verified", verified},
-                       {"seconds", run.seconds ? ojson(*run.seconds) : ojson(nullptr)}});
-    if (!verified && !failure) {
-      wrong = mismatch;
-      failure = std::move(run);
-    }
-  }
-  return entries;
-}
-
 }  // namespace
 
 namespace {
@@ -245,8 +218,11 @@ Found walk_application(const PythonAnswers& answers, const ApplicationAsked& ask
   const bool reached = !found.extension && found.unanswered.empty() && !found.memory;
   const ojson weights =
       weights_of(answers, asked.weights, reached, found.weights, found.unopened);
-  const ojson precisions =
-      precisions_of(answers_to(answers, "precision"), found.precision, found.wrong);
+  std::vector<PrecisionRun> runs;
+  for (const nlohmann::json* answer : answers_to(answers, "precision")) {
+    runs.push_back(precision_run_of(*answer));
+  }
+  const ojson precisions = precision_entries(runs, found.precision, found.wrong);
   sink(facts_event("application", {{"extensions", extensions},
                                    {"weights", weights},
                                    {"precisions", precisions},
@@ -286,16 +262,8 @@ bool application_stage(const PythonAnswers& answers, const ApplicationAsked& ask
     return finish_with(recognise_weights(*found.weights), weights_words(*found.weights), sink);
   }
   if (!found.precision) return true;
-  const PrecisionRun& failed = *found.precision;
-  if (failed.ran) {
-    // Numbers, and wrong ones: the check's verification failed, as the computation's would.
-    sink(outcome_event(Outcome::CheckFailed, Stage::Application,
-                       ErrorInfo{failure_type(Failure::CheckMismatch),
-                                 "in " + failed.dtype + " on " + failed.device + ": " + found.wrong}));
-    return false;
-  }
-  findings.precision_failure = failed;
-  return finish_with(recognise_precision(failed), precision_words(failed), sink);
+  findings.precision_failure = found.precision;
+  return precision_failed(*found.precision, found.wrong, sink);
 }
 
 std::string application_step(const PythonAnswers& answers) {

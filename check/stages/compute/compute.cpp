@@ -1,6 +1,9 @@
 #include "stages/compute/compute.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
 #include <cmath>
 #include <sstream>
 
@@ -38,6 +41,23 @@ ojson memory_facts(const kd_probe& probe, const WorkerRequest& request) {
 }
 
 }  // namespace
+
+ojson resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  long long size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return nullptr;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+ojson stage_memory(const kd_probe& probe, const WorkerRequest& request) {
+  ojson allocator = memory_facts(probe, request);
+  const auto counter = [&allocator](const char* key) {
+    return allocator.is_object() ? allocator[key] : ojson(nullptr);
+  };
+  return {{"rss_bytes", resident_bytes()},
+          {"allocated_bytes", counter("allocated_bytes")},
+          {"reserved_bytes", counter("reserved_bytes")}};
+}
 
 Verification verify(const kd_compute_result& r) {
   Verification v;

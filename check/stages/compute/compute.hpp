@@ -21,6 +21,13 @@ struct Verification {
 };
 Verification verify(const kd_compute_result& result);
 
+// The worker process's memory at a stage's end, for a probe that runs in it (the compiled and
+// stable probes; memory_by_stage): its resident bytes and, on a GPU, the allocator's counters.
+ojson stage_memory(const kd_probe& probe, const WorkerRequest& request);
+
+// This process's resident memory in bytes (/proc/self/statm); null where it cannot be read.
+ojson resident_bytes();
+
 // compute: the fixed computation, verified. False once it has finished the run.
 bool compute_stage(const kd_probe& probe, const WorkerRequest& request, Stages& s, kd_error& err);
 

@@ -249,6 +249,7 @@ struct TorchAnswer {
   bool has_compile = false;
   bool half_on_cpu = false;
   bool float8_on_cpu = false;
+  bool has_float8 = false;  // the float8 dtypes (torch 2.1 and later)
 };
 const char* const kAskTorch =
     "import torch\n"
@@ -265,7 +266,8 @@ const char* const kAskTorch =
     "torch.ones(16, 16).to(f8).t().contiguous().t(), scale_a=one, scale_b=one, "
     "out_dtype=torch.float32))\n"
     "print(torch.__file__)\n"
-    "print(torch.__version__, int(callable(getattr(torch, 'compile', None))), half, int(scaled))\n";
+    "print(torch.__version__, int(callable(getattr(torch, 'compile', None))), half, int(scaled), "
+    "int(f8 is not None))\n";
 std::optional<TorchAnswer> ask_torch(const std::string& python, std::string* why) {
   kd::SpawnSpec spec;
   spec.argv = {python, "-B", "-c", kAskTorch};
@@ -275,12 +277,12 @@ std::optional<TorchAnswer> ask_torch(const std::string& python, std::string* why
   std::smatch m;
   if (!run.status.exited() || run.status.code != 0 ||
       !std::regex_search(run.out.data, m,
-                         std::regex("([^\n]*)\n([^ \n]+) ([01]) ([01]) ([01])\n"),
+                         std::regex("([^\n]*)\n([^ \n]+) ([01]) ([01]) ([01]) ([01])\n"),
                          std::regex_constants::match_continuous)) {
     *why = run.status.describe();
     return std::nullopt;
   }
-  return TorchAnswer{m[1].str(), m[2].str(), m[3] == "1", m[4] == "1", m[5] == "1"};
+  return TorchAnswer{m[1].str(), m[2].str(), m[3] == "1", m[4] == "1", m[5] == "1", m[6] == "1"};
 }
 
 // Debian's python3-torch as /usr/bin/python3 imports it (its package under
@@ -355,16 +357,18 @@ std::optional<Unmet> probe_torch_precisions_on_cpu(const Runner& r) {
               "answers there");
 }
 
-// Debian's python3-torch, whose CPU has no float16 product (Debian 12's 1.13).
-std::optional<Unmet> probe_distribution_torch_without_half_on_cpu(const Runner&) {
+// Debian's python3-torch of a release older than the precisions applications use now: its CPU
+// has no float16 product and it has no float8 dtypes (Debian 12's 1.13).
+std::optional<Unmet> probe_distribution_torch_of_older_precisions(const Runner&) {
   const DistributionTorchFacts& distribution = distribution_torch();
+  const std::string wanted = "needs Debian's python3-torch whose CPU has no float16 product and "
+                             "which has no float8 dtypes (Debian 12's 1.13)";
   if (distribution.python.empty()) {
-    return skip("needs Debian's python3-torch whose CPU has no float16 product (Debian 12's "
-                "1.13), imported by /usr/bin/python3; there is none");
+    return skip(wanted + ", imported by /usr/bin/python3; there is none");
   }
-  if (!distribution.torch.half_on_cpu) return met();
-  return skip("needs Debian's python3-torch whose CPU has no float16 product (Debian 12's 1.13); "
-              "this one is " + distribution.torch.release + ", which has one");
+  if (!distribution.torch.half_on_cpu && !distribution.torch.has_float8) return met();
+  return skip(wanted + "; this one is " + distribution.torch.release + ", which has " +
+              (distribution.torch.half_on_cpu ? "a float16 product on its CPU" : "float8 dtypes"));
 }
 
 std::optional<Unmet> probe_other_python_torch(const Runner&) {
@@ -659,9 +663,10 @@ std::vector<Entry> runner_and_check_entries() {
       {{R::TorchPrecisionsOnCpu, "torch-precisions-on-cpu",
         "the python probe's torch computes in float16, bfloat16 and float8 on the CPU"},
        probe_torch_precisions_on_cpu},
-      {{R::DistributionTorchWithoutHalfOnCpu, "distribution-torch-without-half-on-cpu",
-        "Debian's python3-torch whose CPU has no float16 product (Debian 12's 1.13)"},
-       probe_distribution_torch_without_half_on_cpu},
+      {{R::DistributionTorchOfOlderPrecisions, "distribution-torch-of-older-precisions",
+        "Debian's python3-torch whose CPU has no float16 product and which has no float8 dtypes "
+        "(Debian 12's 1.13)"},
+       probe_distribution_torch_of_older_precisions},
   };
 }
 

@@ -40,7 +40,7 @@ enum class Requirement {
   TorchCompile,     // the python probe's torch has torch.compile (torch 2.0 and later)
   DistributionTorchWithoutCompile,  // Debian's python3-torch, older than torch.compile (1.13)
   TorchPrecisionsOnCpu,  // the python probe's torch computes in float16, bfloat16 and float8 on the CPU
-  DistributionTorchWithoutHalfOnCpu,  // Debian's python3-torch, no float16 product on the CPU (1.13)
+  DistributionTorchOfOlderPrecisions,  // Debian's python3-torch: no float16 on its CPU, no float8 (1.13)
   UserNamespaces,   // `unshare --user --map-root-user --mount` works here
   AnotherUser,      // root, able to run the check as another user who can reach it
   DeviceNodes,      // real root, able to make device nodes (mknod) in a private mount namespace

@@ -617,7 +617,7 @@ std::vector<Case> precision_and_memory_cases() {
           .expect_not_null("/memory_by_stage/compute/rss_bytes")
           .expect_not_null("/memory_by_stage/application/rss_bytes"),
       distribution_torch_case("precision_float16_without_a_cpu_kernel",
-                              Requirement::DistributionTorchWithoutHalfOnCpu)
+                              Requirement::DistributionTorchOfOlderPrecisions)
           .guards("a precision asked that the CPU of the torch present has no kernel for is "
                   "RUNTIME_ERROR (9) at the application stage, in torch's words, with the way "
                   "out: float32, or a torch that has the kernel")
@@ -632,7 +632,7 @@ std::vector<Case> precision_and_memory_cases() {
           .expect_field_contains("/message", "not implemented for 'Half'")
           .expect_field_contains("/message", "model.float()"),
       distribution_torch_case("precision_float8_not_in_this_torch",
-                              Requirement::DistributionTorchWithoutHalfOnCpu)
+                              Requirement::DistributionTorchOfOlderPrecisions)
           .guards("a float8 precision asked of a torch older than the float8 dtypes is "
                   "RUNTIME_ERROR (9) naming the release that brought them")
           .args({"--device", "cpu", "--dtype", "float8_e4m3fn"})
@@ -642,7 +642,7 @@ std::vector<Case> precision_and_memory_cases() {
           .expect_field_contains("/message", "has no such dtype")
           .expect_field_contains("/message", "came with torch 2.1"),
       distribution_torch_case("weights_float16_on_a_cpu_without_the_kernel",
-                              Requirement::DistributionTorchWithoutHalfOnCpu)
+                              Requirement::DistributionTorchOfOlderPrecisions)
           .prepare(
               [](const std::string& tmp) {
                 return kdh::run_shell(
@@ -664,6 +664,28 @@ std::vector<Case> precision_and_memory_cases() {
           .expect_field("/application/precisions/0/dtype", "float16")
           .expect_field("/application/precisions/0/verified", false)
           .expect_field_contains("/message", "not implemented for 'Half'"),
+      distribution_torch_case("weights_float8_not_in_this_torch",
+                              Requirement::DistributionTorchOfOlderPrecisions)
+          .prepare(
+              [](const std::string& tmp) {
+                const std::string header =
+                    R"({"w":{"dtype":"F8_E4M3","shape":[2,2],"data_offsets":[0,4]}})";
+                std::string length(8, '\0');
+                length[0] = static_cast<char>(header.size());
+                return kdh::write_text_file(tmp + "/model.safetensors",
+                                            length + header + std::string("\x38\x40\x44\x48"));
+              },
+              "model.safetensors: a float8_e4m3fn tensor of 2 by 2, as a quantized model saves it")
+          .guards("weights in a dtype the torch present does not have (float8 before torch 2.1) "
+                  "are WEIGHTS_UNUSABLE (14) naming the dtype and the torch's release")
+          .args({"--device", "cpu", "--weights", "model.safetensors"})
+          .outcome("WEIGHTS_UNUSABLE", "application")
+          .expect_field("/error/type", "WeightsFormatUnsupported")
+          .expect_field("/application/memory/weights_bytes", 4)
+          .expect_field("/application/weights/0/verified", false)
+          .expect_field_contains("/message", "with the dtypes F8_E4M3")
+          .expect_field_contains("/message", "torch 1.13")
+          .expect_field_contains("/message", "a newer release"),
       Case("weights_past_the_memory_cgroup")
           .guards("weights larger than what the container's memory limit leaves are "
                   "OUT_OF_MEMORY (9) before anything is loaded, naming both sizes, the cgroup's "

@@ -654,6 +654,12 @@ std::vector<Entry> runner_and_check_entries() {
       {{R::CxxCompiler, "cxx-compiler",
         "a C++ compiler on PATH (CXX, g++ or c++), which torch.compile's inductor calls"},
        probe_cxx_compiler},
+  };
+}
+
+// What the check's torch can do, and Debian's: torch.compile, the precisions on the CPU.
+std::vector<Entry> torch_feature_entries() {
+  return {
       {{R::TorchCompile, "torch-compile",
         "the python probe's torch has torch.compile (torch 2.0 and later)"},
        probe_torch_compile},
@@ -711,6 +717,7 @@ std::vector<Entry> manipulation_entries() {
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> entries = [] {
     std::vector<Entry> all = runner_and_check_entries();
+    for (Entry& e : torch_feature_entries()) all.push_back(std::move(e));
     for (Entry& e : manipulation_entries()) all.push_back(std::move(e));
     return all;
   }();

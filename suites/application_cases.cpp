@@ -713,6 +713,28 @@ std::vector<Case> precision_and_memory_cases() {
           .expect_field_contains("/message", "mmap=True")
           .expect_no_new_files()
           .also(kdh::cgroup_removed),
+      Case("import_fills_the_memory_cgroup")
+          .guards("a module of the application whose import fills the container's memory is "
+                  "killed by the out-of-memory killer: OUT_OF_MEMORY (9) at the application stage "
+                  "naming the cgroup's limit, never a guess")
+          .needs(Requirement::PythonProbe)
+          .needs(Requirement::MemoryCgroup)
+          .directory("site")
+          .file("site/kd_fill.py", "# An import that fills 2 GiB, as a model loaded at import does\n"
+                                   "data = b'\\x01' * (2 << 30)\n")
+          .env("PYTHONPATH", "{tmp}/site")
+          .prepare(kdh::memory_cgroup(1536 * kGiB / 1024),
+                   "in a cgroup of its own with 1.5 GiB of memory; kd_fill on PYTHONPATH")
+          .wrap({"/bin/sh", "{tmp}/cgroup.sh"}, "")
+          .args({"--device", "cpu", "--import", "kd_fill"})
+          .outcome("OUT_OF_MEMORY", "application")
+          .expect_field("/error/type", "KilledForMemory")
+          .expect_field_contains("/error/message", "SIGKILL while importing kd_fill")
+          .expect_field_contains("/message", "killed by the out-of-memory killer during the "
+                                             "application stage")
+          .expect_field_contains("/message", "1.5 GiB")
+          .expect_field_contains("/message", "resources.limits.memory")
+          .also(kdh::cgroup_removed),
       Case("weights_past_the_address_space_limit")
           .guards("weights larger than the address-space limit leaves are OUT_OF_MEMORY (9) "
                   "naming ulimit -v")

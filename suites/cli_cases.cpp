@@ -81,7 +81,10 @@ std::vector<Case> cli_cases() {
           .with_fault("gpus=1"),
       usage("dtype_with_the_stable_probe", {"--device", "cpu", "--dtype", "float16"},
             "the interpreter of the application or the compiled probe")
-          .needs(kdh::Requirement::StableProbe),
+          .needs(kdh::Requirement::StableProbe)
+          // A torch folder named: the stable probe serves, and refuses before anything loads.
+          .directory("torch")
+          .env("KERNODECK_TORCH_DIR", "{tmp}/torch"),
       usage("import_with_the_compiled_probe", {"--device", "cpu", "--import", "torchvision"},
             "compiled probe")
           .needs(kdh::Requirement::CompiledProbe),

@@ -165,7 +165,10 @@ WorkerVerdict verdict_given(const WorkerFindings& findings, const Options& optio
 WorkerVerdict verdict_of_death(const RunResult& run, const WorkerFindings& findings,
                                const ResourceLimits& limits, const Sanitizer& sanitizer) {
   std::string how = run.status.describe();
-  std::string message = "the worker " + how;
+  // Where the application stage was when it died: "while importing kd_fill".
+  std::string message = "the worker " + how +
+                        (findings.application_step.empty() ? std::string()
+                                                           : " while " + findings.application_step);
   if (!findings.protocol_problem.empty()) {
     message = "the worker's report was unusable: " + findings.protocol_problem;
   } else if (findings.outcome) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The application cases of KIT/run OUT --import MODULE... --weights FILE... --compile and of
-ci/conformance (KERNODECK_IMPORTS, KERNODECK_WEIGHTS, KERNODECK_COMPILE): one case per module of
-the application, one per weights file it loads and one for torch.compile, run by CTest with the conformance suite, so that the certificate (junit.xml,
+"""The application cases of KIT/run OUT --import MODULE... --weights FILE... --dtype NAME...
+--compile and of ci/conformance (KERNODECK_IMPORTS, KERNODECK_WEIGHTS, KERNODECK_DTYPES,
+KERNODECK_COMPILE): one case per module of the application, one per weights file it loads, one
+per precision it computes in and one for torch.compile, run by CTest with the conformance suite, so that the certificate (junit.xml,
 summary.md, index.html) holds each as it holds every case, through the same report tool. Standard
 library only: the image under test may hold nothing else.
 
-ASKED below is what the check is asked, as its own options say it: --import MODULE and
---weights FILE, each repeatable, and --compile, in any order.
+ASKED below is what the check is asked, as its own options say it: --import MODULE,
+--weights FILE and --dtype NAME, each repeatable, and --compile, in any order.
 
   application_case.py asked ASKED...
       prints ASKED as the cases take it, one word a line: each module once, in the order given;
@@ -45,6 +46,14 @@ ASKED below is what the check is asked, as its own options say it: --import MODU
       weighed as a module's runs are, in the compile layer: the case fails when a run failed at
       stage compile (COMPILE_FAILED: what the toolchain lacks, and what to install) or the
       --device cpu run did not reach it. Its report is OUT/cases/compile.torch_compile.json.
+  application_case.py run CHECK OUT --dtype NAME
+      NAME's case, application.dtype/dtype-NAME (in the certificate kernodeck.application,
+      dtype-NAME): the check run twice, --dtype NAME on the default device then --device cpu
+      --dtype NAME; the verdict rests on the default device's run where it reached the
+      application layer (a GPU: where the application computes in NAME), else on the CPU's. The
+      case fails when that run failed in the application layer (a precision the GPU or this torch
+      cannot compute in, its cause and next action; wrong numbers) or did not reach it, and passes
+      when the report lists NAME verified. Its report is OUT/cases/application.dtype-NAME.json.
   application_case.py run CHECK OUT --weights FILE
       FILE's case: the check run once, --device cpu --weights FILE, without the modules asked
       (each case asks one thing). The check opens weights on the CPU whatever the device
@@ -220,7 +229,66 @@ class Compiled:
         return True, cpu, line + not_reached(self.layer, default)
 
 
-KINDS = {kind.option: kind for kind in (Module, WeightsFile, Compiled)}
+# The check's --dtype names (check/run/cli.hpp, kPrecisions).
+PRECISIONS = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float32", "float64")
+
+
+class Precision:
+    """A precision of the application (--dtype NAME): its case has the check compute in it after
+    its computation, on the default device (the GPU: where the application computes), or with
+    --device cpu where the default device does not reach the application layer (no GPU: the
+    device's own cases answer for it)."""
+    option = "--dtype"
+    layer = LAYER
+    run_timeout_s, case_timeout_s = RUN_TIMEOUT_S, CASE_TIMEOUT_S
+    ctest = LAYER + ".dtype/{id}"
+    runs = (("default-run", [], "--dtype {shown} (the default device)"),
+            ("cpu-run", ["--device", "cpu"], "--device cpu --dtype {shown}"))
+    done = "computed in"
+
+    def __init__(self, name):
+        if name not in PRECISIONS:
+            raise ValueError(f"--dtype takes one of {', '.join(PRECISIONS)}, not '{name}'")
+        self.asked = self.shown = name
+        self.id = "dtype-" + name
+
+    def arguments(self):
+        return [self.option, self.asked]
+
+    def intro(self):
+        return (f"the check computes in {self.shown} after its computation, product, loss and "
+                f"gradient verified, on the default device, or with --device cpu where the "
+                f"default device does not reach the application layer")
+
+    def judge(self, default, cpu):
+        """(passed, decisive run, line): the default device's run where it reached the layer,
+        else the --device cpu run's."""
+        reached = default.report is not None and (default.passed() or
+                                                  default.failed_in(LAYER))
+        run = default if reached else cpu
+        if run.failed_in(LAYER):
+            return False, run, (f"{self.shown} failed in layer {LAYER} ({run.label}), "
+                                f"{run.error('type')}: {run.field('message')}")
+        if run.report is None:
+            return False, run, (f"{self.shown} was not certified: the check left no report "
+                                f"({run.label}: {run.answer()})")
+        if not run.passed():
+            return False, run, (f"{self.shown} was not computed in: the check failed before the "
+                                f"{LAYER} layer, in layer {run.field('stage')}, "
+                                f"{run.error('type') or run.field('code')}: "
+                                f"{run.field('message')}")
+        entry = next((p for p in (run.field(LAYER) or {}).get("precisions") or []
+                      if p.get("dtype") == self.asked), {})
+        if entry.get("verified") is not True:
+            return False, run, (f"{self.shown} was not verified: the check passed, and its "
+                                f"report's {LAYER}.precisions does not list it verified")
+        torch = (run.field("pytorch") or {}).get("version")
+        line = (f"{self.shown} verified on {entry.get('device')}"
+                + (f" with torch {torch}" if torch else ""))
+        return True, run, line + ("" if reached else not_reached(LAYER, default))
+
+
+KINDS = {kind.option: kind for kind in (Module, WeightsFile, Compiled, Precision)}
 
 
 def parse(words):
@@ -230,8 +298,8 @@ def parse(words):
     while words:
         option = words.pop(0)
         if option not in KINDS:
-            raise ValueError(f"'{option}' is neither --import MODULE, --weights FILE nor "
-                             "--compile")
+            raise ValueError(f"'{option}' is neither --import MODULE, --weights FILE, "
+                             "--dtype NAME nor --compile")
         if option == Compiled.option:
             pairs.append((option, ""))
             continue
@@ -305,7 +373,7 @@ def register(tree, check, out, cases):
     program = os.path.abspath(__file__)
     lines = "".join(ctest_lines(program, sys.executable, check, out, case) for case in cases)
     testfile.write_text("# The application cases of this run (KIT/run --import, --weights, "
-                        "--compile).\n" +
+                        "--dtype, --compile).\n" +
                         lines + testfile.read_text())
 
 
@@ -384,6 +452,8 @@ def imported_words(run, module):
 def verdict(case, *runs):
     """(passed, the run the verdict rests on, the verdict's line), of the case's runs in the
     order of its `runs`: the first is the --device cpu run."""
+    if hasattr(case, "judge"):
+        return case.judge(*runs)
     first, shown, layer = runs[0], case.shown, case.layer
     for run in runs:
         if run.failed_in(layer):

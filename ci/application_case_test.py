@@ -23,7 +23,7 @@ answers = json.loads(os.environ["FAKE_ANSWERS"])
 with open(os.environ["FAKE_CALLS"], "a") as calls:
     calls.write(json.dumps(sys.argv[1:]) + "\\n")
 code, report = answers["cpu" if "cpu" in sys.argv else "default"]
-assert sys.argv[-2] in ("--import", "--weights") or sys.argv[-1] == "--compile"
+assert sys.argv[-2] in ("--import", "--weights", "--dtype") or sys.argv[-1] == "--compile"
 print(report if isinstance(report, str) else json.dumps(report))
 print("kernodeck-diagnostic: a verdict line", file=sys.stderr)
 sys.exit(code)
@@ -432,6 +432,47 @@ class CompileCase(CheckStandIn):
                                     " torch.compile failed: inductor found no working C++ "
                                     "compiler. Install one.")
         self.assertIn("compile.torch_compile.json", files)
+
+def precision_report(code, stage, device, verified=True, error_type=None):
+    r = report(code, stage, error_type, "what happened. What to do.", extensions=[])
+    r["application"]["precisions"] = [{"dtype": "bfloat16", "device": device,
+                                        "verified": verified, "seconds": 0.001}]
+    return r
+
+
+class PrecisionCase(CheckStandIn):
+    def test_verified_on_the_gpu_passes_on_the_default_devices_run(self):
+        gpu = [0, precision_report("GPU_CHECK_PASSED", "complete", "cuda:0")]
+        cpu = [0, precision_report("CPU_CHECK_PASSED", "complete", "cpu")]
+        status, lines, files = self.run_case(cpu, gpu, ("--dtype", "bfloat16"))
+        self.assertEqual(status, 0)
+        self.assertEqual(self.calls(), [["--dtype", "bfloat16"],
+                                        ["--device", "cpu", "--dtype", "bfloat16"]])
+        self.assertEqual(lines[-1], "bfloat16 verified on cuda:0 with torch 2.15.0+cu132")
+        self.assertEqual(files, ["application.dtype-bfloat16.cpu-run.json",
+                                 "application.dtype-bfloat16.json"])
+
+    def test_without_a_gpu_the_cpu_run_decides_and_says_so(self):
+        cpu = [0, precision_report("CPU_CHECK_PASSED", "complete", "cpu")]
+        status, lines, _ = self.run_case(cpu, NO_GPU, ("--dtype", "bfloat16"))
+        self.assertEqual(status, 0)
+        self.assertTrue(lines[-1].startswith("bfloat16 verified on cpu with torch"))
+        self.assertIn("the cases of layer device answer for it", lines[-1])
+
+    def test_a_gpu_without_the_kernel_fails_even_where_the_cpu_computes(self):
+        gpu = [9, precision_report("RUNTIME_ERROR", "application", "cuda:0", False,
+                                   "PrecisionKernelMissing")]
+        cpu = [0, precision_report("CPU_CHECK_PASSED", "complete", "cpu")]
+        status, lines, _ = self.run_case(cpu, gpu, ("--dtype", "bfloat16"))
+        self.assertEqual(status, 1)
+        self.assertEqual(lines[-1], "bfloat16 failed in layer application (--dtype bfloat16 (the "
+                                    "default device)), PrecisionKernelMissing: what happened. "
+                                    "What to do.")
+
+    def test_a_name_the_check_refuses_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "--dtype takes one of float16"):
+            cases("--dtype", "half")
+
 
 if __name__ == "__main__":
     unittest.main()

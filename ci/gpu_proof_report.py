@@ -150,6 +150,18 @@ def compile_line(out, case):
     return case_line(out, f"{case.layer}.{case.id}", case.shown, facts)
 
 
+def precision_line(out, case):
+    """What the case of a precision (KIT/run --dtype) answered."""
+    def facts(report):
+        entry = next((p for p in (report.get("application") or {}).get("precisions") or []
+                      if p.get("dtype") == case.asked), {})
+        if not entry:
+            return []
+        return [f"on {entry.get('device')}",
+                "verified" if entry.get("verified") else "not verified"]
+    return case_line(out, f"{case.layer}.{case.id}", case.shown, facts)
+
+
 def summary(out, commit, status, seconds, counts, *asked):
     print(f"kernodeck-diagnostic GPU proof (commit {commit})")
     print(f"conformance suite, KERNODECK_EXPECT_GPU=1: {counts} (ctest exit {status})")
@@ -158,9 +170,11 @@ def summary(out, commit, status, seconds, counts, *asked):
         print("  " + hand_line(out, name))
     cases = application_case.asked(application_case.parse(asked))
     if cases:
-        print("application cases (--import, --weights, --compile; their reports in cases/):")
+        print("application cases (--import, --weights, --dtype, --compile; their reports in "
+              "cases/):")
         lines = {"--import": lambda case: application_line(out, case.asked),
                  "--weights": lambda case: weights_line(out, case.id),
+                 "--dtype": lambda case: precision_line(out, case),
                  "--compile": lambda case: compile_line(out, case)}
         for case in cases:
             print("  " + lines[case.option](case))

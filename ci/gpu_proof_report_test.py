@@ -231,14 +231,16 @@ class ApplicationCases(Folder):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             gpr.summary(self.root, "abc1234", "1", "12", "3 cases", "--weights",
-                        "/models/model.safetensors", "--compile", "--import", "torchvision")
+                        "/models/model.safetensors", "--compile", "--import", "torchvision",
+                        "--dtype", "bfloat16")
         lines = out.getvalue().splitlines()
-        start = lines.index("application cases (--import, --weights, --compile; their reports "
-                            "in cases/):")
-        self.assertEqual(lines[start + 1:start + 4],
+        start = lines.index("application cases (--import, --weights, --dtype, --compile; their "
+                            "reports in cases/):")
+        self.assertEqual(lines[start + 1:start + 5],
                          [f"  {'weights-model.safetensors':28} (no report)",
                           f"  {'torch.compile':28} (no report)",
-                          "  " + gpr.application_line(self.root, "torchvision")])
+                          "  " + gpr.application_line(self.root, "torchvision"),
+                          f"  {'bfloat16':28} (no report)"])
         self.assertEqual(lines[-1], "run time: 12 s")
 
     def test_a_summary_without_application_cases_has_no_such_section(self):

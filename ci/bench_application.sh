@@ -36,6 +36,18 @@
 #            Goal: the difference of the means under KERNODECK_BENCH_BACKEND_MS (20). The check's
 #            own figure (the `ms` of the probe's backend_libraries answer, the median of
 #            KERNODECK_BENCH_BACKEND_ANSWERS (20) runs) is printed beside it.
+#   precision (ci/bench --precision) the check --device cpu, and the same with --dtype float16
+#            --dtype bfloat16 --dtype float8_e4m3fn --dtype float64, in the wheel's environment.
+#            Goal: each precision adds under KERNODECK_BENCH_PRECISION_MS (50) (the difference of
+#            the means over four).
+#   memory   (ci/bench --memory) what the memory facts add to a run: an interpreter loading the
+#            python probe's functions and importing torch, without and with the facts computed
+#            through them (the three stages' resident memory, and a weights file's bytes against
+#            what the process may use: ci/bench_backend.py memory), side by side; and the facts'
+#            own figure, the median of KERNODECK_BENCH_BACKEND_ANSWERS (20) runs of them timed
+#            alone in one interpreter (ci/bench_backend.py memory-ms), which a start of torch
+#            (a σ of hundreds of ms here) cannot hide. Goal: that median under
+#            KERNODECK_BENCH_MEMORY_MS (10); the difference of the means is shown beside it.
 #   compile  (ci/bench --compile) the check --device cpu --compile against a Python script that
 #            compiles and runs the same computation with the same torch through torch.compile
 #            (ci/bench_backend.py compile), each with its caches in a new empty folder, in the
@@ -45,7 +57,8 @@
 # BUILD_DIR as for ci/bench (the variant's, KERNODECK_TORCH); the build must name its Python
 # (KERNODECK_TORCH_PYTHON, the pypi variant), or KERNODECK_BENCH_PYTHON names one with a torch
 # wheel. kernodeck-diagnostic is built there, unless KERNODECK_CHECK names the check to time.
-# KERNODECK_BENCH_MEASURE (listing, import, weights, backend, compile; default listing import),
+# KERNODECK_BENCH_MEASURE (listing, import, weights, backend, precision, memory, compile; default
+# listing import),
 # KERNODECK_BENCH_RUNS (40: the runs of each command, in KERNODECK_BENCH_BLOCKS (4) blocks of an
 # equal share, every other block in the reverse order: A B B A A B B A), KERNODECK_BENCH_WARMUP (1,
 # before each block; each command has run once before timing). Needs hyperfine (./ci/setup
@@ -80,6 +93,8 @@ weights_mib=${KERNODECK_BENCH_WEIGHTS_MIB:-2048}
 rss_limit=${KERNODECK_BENCH_WEIGHTS_RSS_MIB:-128}
 seconds_limit=${KERNODECK_BENCH_WEIGHTS_SECONDS:-3}
 backend_ms=${KERNODECK_BENCH_BACKEND_MS:-20}
+precision_ms=${KERNODECK_BENCH_PRECISION_MS:-50}
+memory_ms=${KERNODECK_BENCH_MEMORY_MS:-10}
 answers=${KERNODECK_BENCH_BACKEND_ANSWERS:-20}
 compile_runs=${KERNODECK_BENCH_COMPILE_RUNS:-8}
 compile_goal=${KERNODECK_BENCH_COMPILE_GOAL:-1.10}
@@ -98,8 +113,9 @@ compile_goal=${KERNODECK_BENCH_COMPILE_GOAL:-1.10}
 [[ $answers =~ ^[1-9][0-9]*$ && $compile_runs =~ ^[1-9][0-9]*$ ]] ||
   die "KERNODECK_BENCH_BACKEND_ANSWERS and KERNODECK_BENCH_COMPILE_RUNS must be positive integers"
 for m in $measure; do
-  [[ $m =~ ^(listing|import|weights|backend|compile)$ ]] ||
-    die "KERNODECK_BENCH_MEASURE names listing, import, weights, backend, compile or some of them"
+  [[ $m =~ ^(listing|import|weights|backend|precision|memory|compile)$ ]] ||
+    die "KERNODECK_BENCH_MEASURE names listing, import, weights, backend, precision, memory," \
+        "compile or some of them"
 done
 command -v hyperfine >/dev/null || die "hyperfine is required: run ./ci/setup --bench"
 # The environments are made here: nothing from the caller's may reach them.
@@ -347,6 +363,52 @@ measure_backend() {
     "$(quote "$py") $(quote "$root/ci/bench_backend.py") facts $(quote "$probe")"
 }
 
+measure_precision() {
+  local env=$work/precision dtypes=(float16 bfloat16 float8_e4m3fn float64) asked=() d
+  make_env "$env"
+  for d in "${dtypes[@]}"; do asked+=(--dtype "$d"); done
+  run_check "$env" "$work/precision.json" --device cpu "${asked[@]}"
+  [[ $(grep -c '"verified": true' "$work/precision.json") -ge ${#dtypes[@]} ]] ||
+    die "the check did not verify the ${#dtypes[@]} precisions ($work/precision.json)"
+  timed precision --precision "reports/bench-precision.json" "$precision_ms" "${#dtypes[@]}" -- \
+    check_float32 "check --device cpu" "$(checked "$env" --device cpu)" \
+    check_precisions "check --device cpu, ${#dtypes[@]} precisions" \
+    "$(checked "$env" --device cpu "${asked[*]}")"
+}
+
+measure_memory() {
+  local env=$work/memory py probe=$build_dir/check/python_probe.py file=$work/model.safetensors
+  local figures own
+  [[ -f $probe ]] || die "$probe is not there: configure $build_dir (ci/bench configures it)"
+  make_env "$env"
+  py=$env/bin/python
+  python3 ci/bench_backend.py embedded "$check" "$probe" ||
+    die "$check does not hold $probe as it is: rebuild it, or name the check built from it"
+  # A safetensors file of one float32 tensor of 2 by 2: its header is what is read.
+  python3 -c 'import json, struct, sys
+h = json.dumps({"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}).encode()
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(h)) + h + bytes(16))' "$file"
+  "$py" ci/bench_backend.py memory "$probe" "$file" ||
+    die "$py ci/bench_backend.py memory failed; run it to see why"
+  figures=$("$py" ci/bench_backend.py memory-ms "$probe" "$file" "$answers") ||
+    die "the memory facts' own figure could not be taken"
+  own=$(tail -n 1 <<<"$figures")
+  echo "memory: the facts' own figure ($answers runs, ms): $(head -n 1 <<<"$figures"); median $own ms" \
+       "(goal < $memory_ms ms)"
+  timed memory --memory "reports/bench-memory.json" "$memory_ms" -- \
+    python_import "python: import torch, the probe's functions" \
+    "$(quote "$py") $(quote "$root/ci/bench_backend.py") import $(quote "$probe")" \
+    python_memory "python: the same, then the memory facts" \
+    "$(quote "$py") $(quote "$root/ci/bench_backend.py") memory $(quote "$probe") $(quote "$file")"
+  # The verdict rests on the facts' own figure; the side-by-side difference is shown with its
+  # error, which a run that misbehaved (2, 3) still decides.
+  if ((verdict < 2)); then
+    verdict=0
+    python3 -c 'import sys; sys.exit(float(sys.argv[1]) >= float(sys.argv[2]))' "$own" \
+      "$memory_ms" || verdict=1
+  fi
+}
+
 measure_compile() {
   local env=$work/compile py
   make_env "$env"
@@ -371,6 +433,8 @@ for m in $measure; do
     import) measure_import ;;
     weights) measure_weights ;;
     backend) measure_backend ;;
+    precision) measure_precision ;;
+    memory) measure_memory ;;
     compile) measure_compile ;;
   esac
   status=$verdict

@@ -10,6 +10,16 @@ first (the standard library, and torch for the commands that import it).
   bench_backend.py facts PROBE
       (timed) the same, then the facts of the backend's own libraries through the probe's own
       functions, as a run of the check computes them: backend_libraries(torch, distributions()).
+  bench_backend.py memory PROBE FILE
+      (timed) the same as import, then the memory facts of a run through the probe's own
+      functions, as the check computes them: the resident memory at the three stages' ends, and
+      FILE's bytes (weights_bytes, its header read) against what the process may use on the CPU
+      (weights_memory: MemAvailable, the memory cgroups' room, the address-space limit); their
+      answers to a channel that keeps them, never written.
+  bench_backend.py memory-ms PROBE FILE RUNS
+      the memory facts' own figure: in one interpreter that imported torch, the facts computed
+      RUNS times as `memory` computes them, each timed alone; prints each run's milliseconds,
+      then their median.
   bench_backend.py show PROBE
       the same facts as JSON on stdout.
   bench_backend.py same REPORT FACTS_JSON
@@ -69,6 +79,16 @@ def probe_functions(path):
     return namespace
 
 
+class Kept:
+    """A channel that keeps the probe's answers instead of writing them."""
+
+    def __init__(self):
+        self.answers = []
+
+    def answer(self, call, **fields):
+        self.answers.append((call, fields))
+
+
 def facts(probe):
     """The backend libraries' facts, through the probe's own functions."""
     import torch
@@ -95,15 +115,32 @@ def same(report, found):
     return problems
 
 
+# kd_embed's parts (cmake/KernodeckEmbed.cmake): at most this many bytes, each whole lines.
+EMBED_PART = 16384
+
+
+def embed_parts(text):
+    """The probe's text cut as kd_embed cuts it into the program's literals."""
+    parts = []
+    while len(text) > EMBED_PART:
+        cut = text.rfind(b"\n", 0, EMBED_PART) + 1
+        if cut == 0:
+            raise Unusable("a line longer than kd_embed's parts")
+        parts.append(text[:cut])
+        text = text[cut:]
+    return parts + [text]
+
+
 def embedded(check, probe):
-    """Whether the check's executable holds the probe's text as it is."""
+    """Whether the check's executable holds the probe's text as it is, in kd_embed's parts."""
     try:
         with open(probe, "rb") as f:
             text = f.read()
         with open(check, "rb") as f:
-            return text in f.read()
+            program = f.read()
     except OSError as error:
         raise Unusable(f"cannot read: {error}") from error
+    return all(part in program for part in embed_parts(text))
 
 
 def answered_ms(lines):
@@ -175,20 +212,46 @@ def compiled_run():
 def main(argv):
     command, args = (argv[1], argv[2:]) if len(argv) > 1 else ("", [])
     arity = {"import": 1, "facts": 1, "show": 1, "same": 2, "embedded": 2, "answered": 3,
-             "compile": 0}
+             "compile": 0, "memory": 2, "memory-ms": 3}
     if arity.get(command) != len(args):
         print(__doc__, file=sys.stderr)
         return 2
     try:
-        if command in ("import", "facts", "show"):
+        if command in ("import", "facts", "show", "memory"):
             probe = probe_functions(args[0])
             if command == "import":
                 import torch  # noqa: F401
+                os._exit(0)
+            if command == "memory":
+                import torch
+                kept = Kept()
+                for stage in ("import", "compute", "application"):
+                    probe["stage_memory"](kept, torch, stage, False, 0)
+                probe["weights_memory"](kept, torch, [args[1]], False, 0)
+                if len(kept.answers) != 4 or kept.answers[-1][1].get("fits") is not True:
+                    print(f"bench_backend: the memory facts were not all given: {kept.answers}",
+                          file=sys.stderr)
+                    os._exit(1)
                 os._exit(0)
             found = facts(probe)
             if command == "facts":
                 os._exit(0)
             print(json.dumps(found, indent=1, sort_keys=True))
+        elif command == "memory-ms":
+            if not args[2].isdigit() or int(args[2]) < 1:
+                raise Unusable(f"not a number of runs: {args[2]!r}")
+            probe = probe_functions(args[0])
+            import time
+            import torch
+            figures = []
+            for _ in range(int(args[2])):
+                kept, start = Kept(), time.perf_counter()
+                for stage in ("import", "compute", "application"):
+                    probe["stage_memory"](kept, torch, stage, False, 0)
+                probe["weights_memory"](kept, torch, [args[1]], False, 0)
+                figures.append((time.perf_counter() - start) * 1000)
+            print(" ".join(f"{ms:.2f}" for ms in figures))
+            print(f"{statistics.median(figures):.2f}")
         elif command == "same":
             with open(args[0], encoding="utf-8") as f:
                 report = json.load(f)

@@ -34,7 +34,15 @@
       --compile (ci/bench --compile): the roles check_compile (the check --compile) and
       python_compile (a Python script compiling and running the same computation, its caches as
       cold). Within the goal when the ratio of the means, as printed, is at most GOAL.
-  In these five a role may come more than once: its command was timed in blocks (given to
+  bench_stats.py --precision BENCH_JSON LIMIT_MS COUNT ROLE=EXIT...
+      --dtype (ci/bench --precision): the roles check_float32 (the check --device cpu) and
+      check_precisions (the same with COUNT precisions asked). Within the goal when the
+      difference of the means over COUNT, as printed, is under LIMIT_MS.
+  bench_stats.py --memory BENCH_JSON LIMIT_MS ROLE=EXIT...
+      the memory facts of a run (ci/bench --memory): the roles python_import and python_memory,
+      as --backend's, with the memory facts in place of the backend's. Within the goal when the
+      difference of the means, as printed, is under LIMIT_MS.
+  In these seven a role may come more than once: its command was timed in blocks (given to
   hyperfine again later in the run, every other block in the reverse order: A B B A A B B A),
   whose runs are taken together, so that a machine that slows down or speeds up during the run
   weighs alike on both sides of a difference.
@@ -56,6 +64,8 @@ LISTING_ROLES = ("check_without", "check_with")
 IMPORT_ROLES = ("python_torch", "python_both", "check_plain", "check_import")
 BACKEND_ROLES = ("python_import", "python_facts")
 COMPILE_ROLES = ("check_compile", "python_compile")
+PRECISION_ROLES = ("check_float32", "check_precisions")
+MEMORY_ROLES = ("python_import", "python_memory")
 WEIGHTS_ROLES = ("check_bare", "check_safetensors", "check_torch_zip")
 # What each role of --weights is, in the figures.
 WEIGHTS_LABELS = {"check_bare": "check, without weights",
@@ -234,6 +244,29 @@ def backend_figures(results, roles, limit_ms):
                          "the backend's facts", 46)
 
 
+def precision_figures(results, roles, limit_ms, count):
+    """(lines, within the goal): what `count` precisions asked with --dtype add to the check,
+    and each one's share of it."""
+    lines, _ = added_figures(results, roles, limit_ms * count,
+                             (("check --device cpu", "check_float32"),
+                              (f"the same, {count} precisions", "check_precisions")),
+                             f"{count} precisions", 30)
+    stats = stats_of(results, roles, PRECISION_ROLES)
+    added, _, _ = difference(stats, "check_precisions", "check_float32")
+    each = added * 1000 / count
+    lines.append(f"each precision added: {each:+.1f} ms (goal < {limit_ms:g} ms)")
+    return lines, float(f"{each:.1f}") < limit_ms
+
+
+def memory_figures(results, roles, limit_ms):
+    """(lines, within the goal): what the memory facts of a run (three stages' resident memory,
+    the weights against the room left) add to an interpreter that imported torch."""
+    return added_figures(results, roles, limit_ms,
+                         (("python: import torch, the probe's functions", "python_import"),
+                          ("the same, then the memory facts", "python_memory")),
+                         "the memory facts", 46)
+
+
 def import_figures(results, roles, goal, module):
     """(lines, within the goal): what --import `module` adds to the check against what the
     module's import adds to Python."""
@@ -397,7 +430,8 @@ def parse_roles(pairs, allowed, blocks):
 def main(argv):
     modes = {"--listing": (2, LISTING_ROLES), "--import": (3, IMPORT_ROLES),
              "--weights": (4, WEIGHTS_ROLES), "--backend": (2, BACKEND_ROLES),
-             "--compile": (2, COMPILE_ROLES)}
+             "--compile": (2, COMPILE_ROLES), "--precision": (3, PRECISION_ROLES),
+             "--memory": (2, MEMORY_ROLES)}
     mode = argv[1] if len(argv) > 1 and argv[1] in modes else ""
     args = argv[2:] if mode else argv[1:]
     named, allowed = modes.get(mode, (3, ROLES))  # the arguments before the roles, and the roles
@@ -434,6 +468,10 @@ def main(argv):
             lines, within = backend_figures(results, roles, goal)
         elif mode == "--compile":
             lines, within = compile_figures(results, roles, goal)
+        elif mode == "--precision":
+            lines, within = precision_figures(results, roles, goal, int(args[2]))
+        elif mode == "--memory":
+            lines, within = memory_figures(results, roles, goal)
         else:
             lines, within = figures(results, roles, goal, args[2])
     except Unreadable as error:

@@ -48,6 +48,15 @@
 #            alone in one interpreter (ci/bench_backend.py memory-ms), which a start of torch
 #            (a σ of hundreds of ms here) cannot hide. Goal: that median under
 #            KERNODECK_BENCH_MEMORY_MS (10); the difference of the means is shown beside it.
+#   limit    (ci/bench --limit; root, a memory cgroup) the check --device cpu, and the same with
+#            --weights of KERNODECK_BENCH_LIMIT_WEIGHTS_MIB (2048; a safetensors file of one float32
+#            tensor, its data a hole), each started in a memory cgroup of the bench's own of
+#            KERNODECK_BENCH_LIMIT_MIB (1536) (v1's memory.limit_in_bytes, or v2's memory.max where
+#            this process's cgroup offers the memory controller to its children), where the check
+#            answers OUT_OF_MEMORY (exit 9) before loading them; each run through
+#            ci/bench_weights.py run for its peak resident memory. Goal: at most
+#            KERNODECK_BENCH_LIMIT_SECONDS (1) added to the mean time, and the largest peak RSS with
+#            the weights at most KERNODECK_BENCH_WEIGHTS_RSS_MIB (128) over the median without.
 #   compile  (ci/bench --compile) the check --device cpu --compile against a Python script that
 #            compiles and runs the same computation with the same torch through torch.compile
 #            (ci/bench_backend.py compile), each with its caches in a new empty folder, in the
@@ -94,6 +103,9 @@ rss_limit=${KERNODECK_BENCH_WEIGHTS_RSS_MIB:-128}
 seconds_limit=${KERNODECK_BENCH_WEIGHTS_SECONDS:-3}
 backend_ms=${KERNODECK_BENCH_BACKEND_MS:-20}
 precision_ms=${KERNODECK_BENCH_PRECISION_MS:-50}
+limit_mib=${KERNODECK_BENCH_LIMIT_MIB:-1536}
+limit_weights_mib=${KERNODECK_BENCH_LIMIT_WEIGHTS_MIB:-2048}
+limit_seconds=${KERNODECK_BENCH_LIMIT_SECONDS:-1}
 memory_ms=${KERNODECK_BENCH_MEMORY_MS:-10}
 answers=${KERNODECK_BENCH_BACKEND_ANSWERS:-20}
 compile_runs=${KERNODECK_BENCH_COMPILE_RUNS:-8}
@@ -113,9 +125,9 @@ compile_goal=${KERNODECK_BENCH_COMPILE_GOAL:-1.10}
 [[ $answers =~ ^[1-9][0-9]*$ && $compile_runs =~ ^[1-9][0-9]*$ ]] ||
   die "KERNODECK_BENCH_BACKEND_ANSWERS and KERNODECK_BENCH_COMPILE_RUNS must be positive integers"
 for m in $measure; do
-  [[ $m =~ ^(listing|import|weights|backend|precision|memory|compile)$ ]] ||
+  [[ $m =~ ^(listing|import|weights|backend|precision|memory|limit|compile)$ ]] ||
     die "KERNODECK_BENCH_MEASURE names listing, import, weights, backend, precision, memory," \
-        "compile or some of them"
+        "limit, compile or some of them"
 done
 command -v hyperfine >/dev/null || die "hyperfine is required: run ./ci/setup --bench"
 # The environments are made here: nothing from the caller's may reach them.
@@ -192,7 +204,8 @@ timed() {
   for ((b = 0; b < blocks; b++)); do
     for ((k = 0; k < n; k++)); do
       i=$((b % 2 == 0 ? k : n - 1 - k))
-      stats+=("${roles[i]}=0")
+      # A role given as ROLE=EXIT ends with that exit status (OUT_OF_MEMORY: 9), else 0.
+      if [[ ${roles[i]} == *=* ]]; then stats+=("${roles[i]}"); else stats+=("${roles[i]}=0"); fi
       command=${commands[i]}
       if [[ -n ${wrap:-} ]]; then
         command="$wrap $(quote "$samples/$((${#args[@]} / 3 + 1)).jsonl") -- $command"
@@ -201,6 +214,7 @@ timed() {
     done
   done
   if [[ -n ${prepare:-} ]]; then extra=(--prepare "$prepare"); fi
+  if [[ " ${roles[*]}" == *=* ]]; then extra+=(--ignore-failure); fi
   rm -f "reports/bench-$name".{json,md,csv}
   hyperfine -N --warmup "$warmup" --runs "$(((runs + blocks - 1) / blocks))" "${extra[@]}" \
     --export-json "reports/bench-$name.json" --export-markdown "reports/bench-$name.md" \
@@ -409,6 +423,56 @@ open(sys.argv[1], "wb").write(struct.pack("<Q", len(h)) + h + bytes(16))' "$file
   fi
 }
 
+# A memory cgroup of the bench's own of $1 MiB, its folder on stdout: a child of this process's
+# (v1's memory hierarchy, or v2's where it offers the memory controller to its children).
+memory_group() {
+  local path folder
+  path=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+  if [[ -n $path && -d /sys/fs/cgroup/memory$path ]]; then
+    folder=/sys/fs/cgroup/memory$path/kd-bench-$$
+    mkdir "$folder" && echo $(($1 << 20)) >"$folder/memory.limit_in_bytes" || return 1
+  else
+    path=$(awk -F: '$1 == 0 { print $3 }' /proc/self/cgroup)
+    grep -qw memory "/sys/fs/cgroup$path/cgroup.subtree_control" 2>/dev/null || return 1
+    folder=/sys/fs/cgroup$path/kd-bench-$$
+    mkdir "$folder" && echo $(($1 << 20)) >"$folder/memory.max" || return 1
+  fi
+  echo "$folder"
+}
+
+measure_limit() {
+  local env=$work/limit file=$work/limit.safetensors group wrapper in_group
+  make_env "$env"
+  group=$(memory_group "$limit_mib") ||
+    die "no memory cgroup of $limit_mib MiB could be made here (needs root, and cgroup v1's" \
+        "memory hierarchy or v2's memory controller offered to this process's children)"
+  trap 'rmdir "$group" 2>/dev/null || true' RETURN
+  python3 -c 'import json, struct, sys
+size = int(sys.argv[2]) << 20
+h = json.dumps({"w": {"dtype": "F32", "shape": [size // 4 // 1024, 1024],
+                      "data_offsets": [0, size]}}).encode()
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<Q", len(h)) + h)
+    f.truncate(8 + len(h) + size)' "$file" "$limit_weights_mib"
+  # The command, started in the group: sh enters it, then becomes the check.
+  in_group="sh -c $(quote "echo \$\$ >$group/cgroup.procs && exec \"\$0\" \"\$@\"")"
+  KERNODECK_TORCH_PYTHON=$env/bin/python sh -c "echo \$\$ >$group/cgroup.procs && exec \"\$0\" \"\$@\"" \
+    "$check" --device cpu --weights "$file" >"$work/limit.json" 2>/dev/null || true
+  grep -q '"type": "WeightsExceedMemory"' "$work/limit.json" ||
+    die "the check did not answer WeightsExceedMemory in the group ($work/limit.json)"
+  echo "limit: $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["message"].split(". ")[0])' "$work/limit.json")"
+  wrapper=$(python3 -c 'import sys; print(sys.executable)')
+  samples=$root/reports/bench-limit-samples
+  rm -rf "$samples"
+  mkdir -p "$samples"
+  wrap="$(quote "$wrapper") $(quote "$root/ci/bench_weights.py") run"
+  timed limit --limit "reports/bench-limit.json" "$samples" "$rss_limit" "$limit_seconds" -- \
+    check_bare "check --device cpu, in the group" \
+    "$in_group $(checked "$env" --device cpu)" \
+    check_limited=9 "check --weights ($limit_weights_mib MiB), in the group" \
+    "$in_group $(checked "$env" --device cpu --weights "$(quote "$file")")"
+}
+
 measure_compile() {
   local env=$work/compile py
   make_env "$env"
@@ -435,6 +499,7 @@ for m in $measure; do
     backend) measure_backend ;;
     precision) measure_precision ;;
     memory) measure_memory ;;
+    limit) measure_limit ;;
     compile) measure_compile ;;
   esac
   status=$verdict

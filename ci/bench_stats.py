@@ -42,7 +42,12 @@
       the memory facts of a run (ci/bench --memory): the roles python_import and python_memory,
       as --backend's, with the memory facts in place of the backend's. Within the goal when the
       difference of the means, as printed, is under LIMIT_MS.
-  In these seven a role may come more than once: its command was timed in blocks (given to
+  bench_stats.py --limit BENCH_JSON SAMPLES_DIR RSS_LIMIT_MIB LIMIT_S ROLE=EXIT...
+      weights past a memory cgroup's limit (ci/bench --limit): the roles check_bare (exit 0)
+      and check_limited (the check --weights, OUT_OF_MEMORY: exit 9), their samples as --weights'.
+      Within the goal when the difference of the means is under LIMIT_S and the largest peak RSS
+      with the weights under RSS_LIMIT_MIB over the median without.
+  In these eight a role may come more than once: its command was timed in blocks (given to
   hyperfine again later in the run, every other block in the reverse order: A B B A A B B A),
   whose runs are taken together, so that a machine that slows down or speeds up during the run
   weighs alike on both sides of a difference.
@@ -65,6 +70,7 @@ IMPORT_ROLES = ("python_torch", "python_both", "check_plain", "check_import")
 BACKEND_ROLES = ("python_import", "python_facts")
 COMPILE_ROLES = ("check_compile", "python_compile")
 PRECISION_ROLES = ("check_float32", "check_precisions")
+LIMIT_ROLES = ("check_bare", "check_limited")
 MEMORY_ROLES = ("python_import", "python_memory")
 WEIGHTS_ROLES = ("check_bare", "check_safetensors", "check_torch_zip")
 # What each role of --weights is, in the figures.
@@ -363,6 +369,33 @@ def size_shown(count):
     return f"{count / 1024:.0f} KiB" if count < 1 << 20 else f"{count / (1 << 20):.1f} MiB"
 
 
+def limit_figures(results, roles, samples, rss_limit, limit_s):
+    """(lines, within the goal): what weights past the memory cgroup's limit add to the check's
+    time and peak resident memory, where it answers OUT_OF_MEMORY before loading them."""
+    stats = stats_of(results, roles, LIMIT_ROLES)
+    pooled = {role: [] for role in LIMIT_ROLES}
+    for role, runs in zip(roles, samples):
+        pooled[role] += runs
+    labels = {"check_bare": "check, without weights",
+              "check_limited": "check --weights, past the limit"}
+    lines, noisy = [], []
+    for role in LIMIT_ROLES:
+        lines.append(runs_line(labels[role], stats[role], noisy, 32))
+    if noisy:
+        lines.append(noise_line(noisy, "the difference"))
+    try:
+        peaks = {role: [run["maxrss_kib"] / 1024 for run in pooled[role]] for role in LIMIT_ROLES}
+        bare, most = statistics.median(peaks["check_bare"]), max(peaks["check_limited"])
+    except (KeyError, TypeError, statistics.StatisticsError) as error:
+        raise Unreadable(f"no peak RSS: {error!r}") from error
+    added, error, medians = difference(stats, "check_limited", "check_bare")
+    lines.append(f"the weights past the limit added: {added:+.3f} s ± {error:.3f} s (standard "
+                 f"error; medians: {medians:+.3f} s) (goal < {limit_s:g} s)")
+    lines.append(f"peak RSS: without weights median {bare:.1f} MiB, with them at most "
+                 f"{most:.1f} MiB: {most - bare:+.1f} MiB (goal < {rss_limit:g} MiB)")
+    return lines, float(f"{added:.3f}") < limit_s and most - bare < rss_limit
+
+
 def weights_figures(results, roles, samples, rss_limit, limit_s):
     """(lines, within the goal): what each weights file adds to the check's time and to its peak
     resident memory, and how much of each file a run brought into the page cache."""
@@ -431,7 +464,7 @@ def main(argv):
     modes = {"--listing": (2, LISTING_ROLES), "--import": (3, IMPORT_ROLES),
              "--weights": (4, WEIGHTS_ROLES), "--backend": (2, BACKEND_ROLES),
              "--compile": (2, COMPILE_ROLES), "--precision": (3, PRECISION_ROLES),
-             "--memory": (2, MEMORY_ROLES)}
+             "--memory": (2, MEMORY_ROLES), "--limit": (4, LIMIT_ROLES)}
     mode = argv[1] if len(argv) > 1 and argv[1] in modes else ""
     args = argv[2:] if mode else argv[1:]
     named, allowed = modes.get(mode, (3, ROLES))  # the arguments before the roles, and the roles
@@ -440,8 +473,9 @@ def main(argv):
     path = args[0]
     try:
         # --weights: the limits of the peak RSS (MiB) and of the time (s) after its samples
-        goal = float(args[2] if mode == "--weights" else args[1])
-        limit_s = float(args[3]) if mode == "--weights" else 0.0
+        sampled = mode in ("--weights", "--limit")
+        goal = float(args[2] if sampled else args[1])
+        limit_s = float(args[3]) if sampled else 0.0
     except ValueError:
         sys.exit(__doc__)
     roles, expected = parse_roles(args[named:], allowed, blocks=bool(mode))
@@ -453,7 +487,7 @@ def main(argv):
         return UNREADABLE
     problems = exit_code_problems(results, expected, path)
     try:
-        samples = samples_of(results, args[1]) if mode == "--weights" and not problems else []
+        samples = samples_of(results, args[1]) if sampled and not problems else []
         problems += sample_problems(samples, expected)
         if problems:
             print("\n".join(problems), file=sys.stderr)
@@ -472,6 +506,8 @@ def main(argv):
             lines, within = precision_figures(results, roles, goal, int(args[2]))
         elif mode == "--memory":
             lines, within = memory_figures(results, roles, goal)
+        elif mode == "--limit":
+            lines, within = limit_figures(results, roles, samples, goal, limit_s)
         else:
             lines, within = figures(results, roles, goal, args[2])
     except Unreadable as error:

@@ -90,15 +90,35 @@ KD_OWN_REPORT_FILTER=(-E '^conformance\.report' -FA '^kernodeck_report$')
 
 # kd_build VARIANT [TARGET...]: configures and builds the variant, every target or only the
 # TARGETs named (ci/conformance: kernodeck_conformance, what the conformance run needs).
+# Where ccache is installed (ci/setup), the build trees of this clone compile through one cache,
+# .tools/ccache/ (kd_compiler_cache): a file compiled alike in build/ and build-debian/ (the same
+# libtorch, the same flags) is compiled once.
 kd_build() {
   local variant=$1 args=() targets=()
   shift
   if [[ -z $variant ]]; then
     mapfile -t args < <(kd_own_torch_args)
   fi
+  if command -v ccache >/dev/null; then
+    kd_compiler_cache
+    args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
   if (($# > 0)); then targets=(--target "$@"); fi
   cmake --preset "$(kd_preset "$variant")" "${args[@]}" >/dev/null
   cmake --build --preset "$(kd_preset "$variant")" "${targets[@]}"
+}
+
+# kd_compiler_cache: ccache's settings for the builds of this clone (the current folder), in the
+# environment of the builds started after it. One cache in .tools/ccache/, 4 GiB at most;
+# paths under the clone hashed relative to the build tree (base_dir), so that build/,
+# build-debian/, build-pypi/ and build-asan/, siblings, share what they compile alike; the build
+# tree's own folder left out of the hash (the line tables name the files relative to it, and
+# __FILE__ is the project's relative path: cmake/KernodeckBuildCost.cmake); the precompiled
+# headers used as ccache documents (their defines and times not compared). ccache -s
+# --dir .tools/ccache says what it saved.
+kd_compiler_cache() {
+  export CCACHE_DIR=$PWD/.tools/ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
+  export CCACHE_MAXSIZE=4G CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 }
 
 # Parallel jobs: most cases wait on a child process, so more jobs than cores.

@@ -13,8 +13,18 @@
 #   the templates they share are instantiated and optimised once a unit (the check's core: 145 s
 #   to 114 s for what ./ci/conformance builds). A file whose names at namespace scope would meet
 #   another's is left out (EXCEPT), with the reason beside the call.
+# - __FILE__ (GoogleTest's "Case declared at", an assertion's file) is the file's path in the
+#   project, whichever folder the build is in and however the compiler is given the file: by its
+#   absolute path, as CMake gives it, or relative to the build tree, as a compiler cache with a
+#   base folder does (ci/common.sh, kd_compiler_cache), so that build trees share their objects.
 include_guard(GLOBAL)
 option(KERNODECK_PRECOMPILED_HEADERS "Precompile the headers the project's files share" ON)
+
+file(RELATIVE_PATH kernodeck_source_from_build "${CMAKE_BINARY_DIR}" "${PROJECT_SOURCE_DIR}/")
+add_compile_options("-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=")
+if(kernodeck_source_from_build)
+  add_compile_options("-fmacro-prefix-map=${kernodeck_source_from_build}=")
+endif()
 
 function(kernodeck_test_code)
   foreach(target IN LISTS ARGN)

@@ -33,13 +33,14 @@ bool valid_id(const std::string& id) {
   return true;
 }
 
-// The case's file as GoogleTest should record it: relative to the source root when it is under
-// it (the compiler names it relative to the folder it ran in, or absolute), so that reports
-// point at "suites/cli_cases.cpp" and name no folder of this machine.
+// The case's file as GoogleTest should record it: relative to the source root, so that reports
+// point at "suites/cli_cases.cpp" and name no folder of this machine. The build names the
+// project's files so already (__FILE__, cmake/KernodeckBuildCost.cmake); an absolute path under
+// the source root, from a compiler given none of that, is made so here.
 std::string source_relative(const char* file) {
   namespace fs = std::filesystem;
   fs::path path(file);
-  if (path.is_relative()) path = fs::path(KERNODECK_COMPILE_DIR) / path;
+  if (path.is_relative()) return path.lexically_normal().string();
   path = path.lexically_normal();
   fs::path relative = path.lexically_relative(fs::path(KERNODECK_SOURCE_DIR).lexically_normal());
   if (relative.empty() || *relative.begin() == "..") return path.string();

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -107,20 +108,19 @@ const char* const kProbeLog = R"(-- kernodeck: libtorch from {home}/venv/lib/pyt
 
 class EvidenceFolder : public ::testing::Test {
  protected:
-  // The real check, once: its CPU report and exit code.
+  // The real check, once for every test of this program (each a process of its own): its CPU
+  // report, stderr and exit code, as the CTest fixture harness.evidence_cpu_run left them.
   static void SetUpTestSuite() {
-    char pattern[] = "/tmp/kd-evidence-check-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    const fs::path tmp = pattern;
-    cpu_exit_ = shell(quoted(KERNODECK_BUILT_CHECK) + " --device cpu >" +
-                      quoted((tmp / "cpu.json").string()) + " 2>" +
-                      quoted((tmp / "cpu.stderr.txt").string()));
-    cpu_report_ = read(tmp / "cpu.json");
-    cpu_stderr_ = read(tmp / "cpu.stderr.txt");
-    fs::remove_all(tmp);
+    const fs::path run = KERNODECK_EVIDENCE_CPU_RUN;
+    cpu_report_ = read(run / "cpu.json");
+    cpu_stderr_ = read(run / "cpu.stderr.txt");
+    const std::string exit_code = read(run / "cpu.exit");
+    cpu_exit_ = exit_code.empty() ? -1 : std::atoi(exit_code.c_str());
   }
 
   void SetUp() override {
+    ASSERT_NE(cpu_exit_, -1) << "no run of the built check in " << KERNODECK_EVIDENCE_CPU_RUN
+                             << ": the CTest fixture harness.evidence_cpu_run writes it";
     ASSERT_EQ(cpu_exit_, 0) << "the built check failed with --device cpu:\n" << cpu_stderr_;
     ASSERT_FALSE(json::parse(cpu_report_, nullptr, false).is_discarded()) << cpu_report_;
     char pattern[] = "/tmp/kd-evidence-XXXXXX";

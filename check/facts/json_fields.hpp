@@ -31,6 +31,33 @@ inline bool flag(const nlohmann::json& object, const char* key, bool otherwise =
   return it != object.end() && it->is_boolean() ? it->get<bool>() : otherwise;
 }
 
+// A number: nullopt where it is missing or anything else.
+inline std::optional<double> number(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+// The numbers of an array field; none where any element is not a number.
+inline std::vector<double> numbers(const nlohmann::json& object, const char* key) {
+  std::vector<double> out;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (!v.is_number()) return {};
+    out.push_back(v.get<double>());
+  }
+  return out;
+}
+
+// A count (bytes, tensors): an integer, not negative; nullopt where it is missing or anything
+// else.
+inline std::optional<long long> count(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer() || it->get<long long>() < 0) return std::nullopt;
+  return it->get<long long>();
+}
+
 // A time the probe measured (its `ms`, an entry's `seconds`): a finite number, not negative;
 // nullopt where it is missing or anything else.
 inline std::optional<double> duration(const nlohmann::json& object, const char* key) {

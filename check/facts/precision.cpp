@@ -7,25 +7,11 @@
 namespace kd {
 namespace {
 
+using json_field::count;
 using json_field::flag;
+using json_field::number;
+using json_field::numbers;
 using json_field::text;
-
-std::vector<double> numbers(const nlohmann::json& object, const char* key) {
-  std::vector<double> out;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_array()) return out;
-  for (const auto& v : *it) {
-    if (!v.is_number()) return {};
-    out.push_back(v.get<double>());
-  }
-  return out;
-}
-
-std::optional<double> number(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
 
 std::string matrix_text(const std::vector<double>& m) {
   std::ostringstream s;
@@ -89,12 +75,8 @@ std::string precision_mismatch(const PrecisionRun& r) {
 WeightsMemory weights_memory_of(const nlohmann::json& answer) {
   WeightsMemory m;
   if (!answer.is_object()) return m;
-  if (auto it = answer.find("weights_bytes"); it != answer.end() && it->is_number_integer()) {
-    m.weights_bytes = it->get<long long>();
-  }
-  if (auto it = answer.find("available_bytes"); it != answer.end() && it->is_number_integer()) {
-    m.available_bytes = it->get<long long>();
-  }
+  m.weights_bytes = count(answer, "weights_bytes").value_or(0);
+  m.available_bytes = count(answer, "available_bytes");
   m.limited_by = text(answer, "limited_by");
   m.fits = flag(answer, "fits", true);
   m.seconds = json_field::duration(answer, "seconds");

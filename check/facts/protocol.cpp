@@ -263,10 +263,7 @@ void note(WorkerFindings& f, const std::string& problem) {
   if (f.protocol_problem.empty()) f.protocol_problem = problem;
 }
 
-void apply_stage(WorkerFindings& f, const json& event) {
-  auto stage = event.contains("stage") && event["stage"].is_string()
-                   ? stage_from_name(event["stage"].get<std::string>())
-                   : std::nullopt;
+void fold_stage(WorkerFindings& f, std::optional<Stage> stage) {
   if (!stage || *stage < f.stage || *stage > Stage::Application) {
     note(f, "a stage event names no worker stage in order");
     return;
@@ -274,70 +271,87 @@ void apply_stage(WorkerFindings& f, const json& event) {
   f.stage = *stage;
 }
 
-void apply_facts(WorkerFindings& f, const json& event) {
-  for (const auto& [key, value] : event.items()) {
-    if (key == "event") continue;
-    std::string problem;
-    if (key == "pytorch") {
-      merge_fields(f.pytorch, value, kPytorchFields, problem);
-      if (!problem.empty()) note(f, problem);
-    } else if (key == "execution") {
-      merge_execution(f, value);
-    } else if (key == "application") {
-      merge_application(f, value);
-    } else if (key == "memory_by_stage") {
-      merge_memory_by_stage(f, value);
-    } else {
-      note(f, "unknown facts section '" + key + "'");
-    }
+void fold_facts(WorkerFindings& f, std::string_view section, const json& value) {
+  std::string problem;
+  if (section == "pytorch") {
+    merge_fields(f.pytorch, value, kPytorchFields, problem);
+    if (!problem.empty()) note(f, problem);
+  } else if (section == "execution") {
+    merge_execution(f, value);
+  } else if (section == "application") {
+    merge_application(f, value);
+  } else if (section == "memory_by_stage") {
+    merge_memory_by_stage(f, value);
+  } else {
+    note(f, "unknown facts section '" + std::string(section) + "'");
   }
 }
 
-void apply_outcome(WorkerFindings& f, const json& event) {
-  auto outcome = event.contains("code") && event["code"].is_string()
-                     ? outcome_from_code(event["code"].get<std::string>())
-                     : std::nullopt;
+// Whether a worker may give this outcome at this stage; noted where it may not.
+bool outcome_allowed(WorkerFindings& f, std::optional<Outcome> outcome, std::optional<Stage> stage) {
   // The parent alone decides these three.
   if (!outcome || *outcome == Outcome::Timeout || *outcome == Outcome::WorkerFailed ||
       *outcome == Outcome::OutputWriteFailed) {
     note(f, "the outcome event names no outcome a worker may give");
-    return;
-  }
-  std::optional<Stage> stage;
-  if (event.contains("stage") && event["stage"].is_string()) {
-    stage = stage_from_name(event["stage"].get<std::string>());
+    return false;
   }
   if ((!stage || *stage > Stage::Application) && !is_pass(*outcome)) {
     note(f, "the outcome event names no stage");
-    return;
+    return false;
   }
-  std::optional<ErrorInfo> error;
-  if (event.contains("error") && event["error"].is_object()) {
-    const auto& e = event["error"];
-    // json::value() throws when a key holds another type: refused like any malformed line.
-    for (const char* key : {"type", "message"}) {
-      if (e.contains(key) && !e.at(key).is_string()) {
-        note(f, "the outcome's error is malformed");
-        return;
-      }
-    }
-    error = ErrorInfo{e.value("type", std::string("error")), e.value("message", std::string()),
-                      std::nullopt};
-    if (e.contains("evidence") && !e["evidence"].is_null()) {
-      std::string problem;
-      error->evidence = evidence_from_json(e["evidence"], problem);
-      if (!error->evidence) {
-        note(f, problem);
-        return;
-      }
-    }
-  } else if (event.contains("error") && !event["error"].is_null()) {
-    note(f, "the outcome's error is malformed");
-    return;
-  }
+  return true;
+}
+
+void keep_outcome(WorkerFindings& f, Outcome outcome, std::optional<Stage> stage,
+                  std::optional<ErrorInfo> error) {
   f.outcome = outcome;
   f.outcome_stage = stage;
-  f.error = error;
+  f.error = std::move(error);
+}
+
+// A line's stage, outcome and error, read into values; a malformed error is noted, and false.
+std::optional<Stage> stage_of(const json& event) {
+  return event.contains("stage") && event["stage"].is_string()
+             ? stage_from_name(event["stage"].get<std::string>())
+             : std::nullopt;
+}
+
+bool error_of(WorkerFindings& f, const json& event, std::optional<ErrorInfo>& error) {
+  if (!event.contains("error") || event["error"].is_null()) return true;
+  const json& e = event["error"];
+  if (!e.is_object()) {
+    note(f, "the outcome's error is malformed");
+    return false;
+  }
+  // json::value() throws when a key holds another type: refused like any malformed line.
+  for (const char* key : {"type", "message"}) {
+    if (e.contains(key) && !e.at(key).is_string()) {
+      note(f, "the outcome's error is malformed");
+      return false;
+    }
+  }
+  error = ErrorInfo{e.value("type", std::string("error")), e.value("message", std::string()),
+                    std::nullopt};
+  if (e.contains("evidence") && !e["evidence"].is_null()) {
+    std::string problem;
+    error->evidence = evidence_from_json(e["evidence"], problem);
+    if (!error->evidence) {
+      note(f, problem);
+      return false;
+    }
+  }
+  return true;
+}
+
+void apply_outcome(WorkerFindings& f, const json& event) {
+  const std::optional<Outcome> outcome = event.contains("code") && event["code"].is_string()
+                                             ? outcome_from_code(event["code"].get<std::string>())
+                                             : std::nullopt;
+  const std::optional<Stage> stage = stage_of(event);
+  if (!outcome_allowed(f, outcome, stage)) return;
+  std::optional<ErrorInfo> error;
+  if (!error_of(f, event, error)) return;
+  keep_outcome(f, *outcome, stage, std::move(error));
 }
 
 }  // namespace
@@ -354,14 +368,31 @@ void apply_event(WorkerFindings& f, std::string_view line) {
   }
   const std::string kind = event["event"];
   if (kind == "stage") {
-    apply_stage(f, event);
+    fold_stage(f, stage_of(event));
   } else if (kind == "facts") {
-    apply_facts(f, event);
+    for (const auto& [key, value] : event.items()) {
+      if (key != "event") fold_facts(f, key, value);
+    }
   } else if (kind == "outcome") {
     apply_outcome(f, event);
   } else {
     note(f, "unknown event '" + kind + "'");
   }
+}
+
+void FindingsFold::stage(Stage stage) {
+  if (findings_.outcome) return note(findings_, "an event came after the outcome");
+  fold_stage(findings_, stage);
+}
+
+void FindingsFold::facts(std::string_view section, const ojson& values) {
+  if (findings_.outcome) return note(findings_, "an event came after the outcome");
+  fold_facts(findings_, section, json(values));
+}
+
+void FindingsFold::outcome(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error) {
+  if (findings_.outcome) return note(findings_, "an event came after the outcome");
+  if (outcome_allowed(findings_, outcome, stage)) keep_outcome(findings_, outcome, stage, error);
 }
 
 std::string stage_event(Stage stage) {

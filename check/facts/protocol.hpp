@@ -1,4 +1,8 @@
-// What the worker tells the parent, as JSON lines on the worker's fd 3:
+// What a stage finds, said through a FindingsSink as values: entering a stage, a section of
+// facts, the outcome. Where it crosses a process boundary (the worker's fd 3), each finding
+// becomes one JSON line (LineSink), parsed once where it arrives (apply_event); in the parent
+// (the stages walked over the python probe's answers) it is folded into the findings as it is
+// (FindingsFold), by the same rules. The lines:
 //
 //   {"event":"stage","stage":"device"}            entering a stage
 //   {"event":"facts","pytorch":{...}}             facts as soon as known
@@ -32,9 +36,6 @@
 namespace kd {
 
 using ojson = nlohmann::ordered_json;
-
-// Where a worker's events go, one JSON line each.
-using EventSink = std::function<void(const std::string& line)>;
 
 struct ErrorInfo {
   ErrorInfo() = default;
@@ -89,13 +90,51 @@ struct WorkerFindings {
   std::optional<CompileFacts> compile_failure;
 };
 
+// Where a stage says what it finds, as values.
+class FindingsSink {
+ public:
+  virtual ~FindingsSink() = default;
+  virtual void stage(Stage stage) = 0;
+  virtual void facts(std::string_view section, const ojson& values) = 0;
+  virtual void outcome(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error) = 0;
+};
+
 // Parent side: folds one line into the findings; a malformed line is noted
 // in protocol_problem and otherwise ignored.
 void apply_event(WorkerFindings& findings, std::string_view line);
+
+// Parent side, within one process: each finding folded into `findings` as it is, by the rules
+// of apply_event (what a line may say, a value may say; nothing after the outcome).
+class FindingsFold : public FindingsSink {
+ public:
+  explicit FindingsFold(WorkerFindings& findings) : findings_(findings) {}
+  void stage(Stage stage) override;
+  void facts(std::string_view section, const ojson& values) override;
+  void outcome(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error) override;
+
+ private:
+  WorkerFindings& findings_;
+};
 
 // Worker side: the lines, built here so both ends share one definition.
 std::string stage_event(Stage stage);
 std::string facts_event(std::string_view section, const ojson& values);
 std::string outcome_event(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error);
+
+// Worker side: each finding as its line, handed to `write` (the worker's fd 3).
+class LineSink final : public FindingsSink {
+ public:
+  explicit LineSink(std::function<void(const std::string& line)> write) : write_(std::move(write)) {}
+  void stage(Stage stage) override { write_(stage_event(stage)); }
+  void facts(std::string_view section, const ojson& values) override {
+    write_(facts_event(section, values));
+  }
+  void outcome(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error) override {
+    write_(outcome_event(outcome, stage, error));
+  }
+
+ private:
+  std::function<void(const std::string& line)> write_;
+};
 
 }  // namespace kd

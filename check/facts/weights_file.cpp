@@ -7,15 +7,10 @@
 namespace kd {
 namespace {
 
+using json_field::count;
 using json_field::flag;
 using json_field::text;
 using json_field::texts;
-
-std::optional<long long> count(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number_integer() || it->get<long long>() < 0) return std::nullopt;
-  return it->get<long long>();
-}
 
 // Each format the python probe names, and its words.
 constexpr std::pair<const char*, const char*> kFormats[] = {
@@ -42,6 +37,14 @@ constexpr std::pair<const char*, const char*> kFormats[] = {
 };
 
 }  // namespace
+
+WeightsAsked weights_asked(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  const size_t slash = trimmed.rfind('/');
+  const std::string name = slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+  return {path, name.empty() ? path : name};  // "/" has no base name: named as given
+}
 
 WeightsFile weights_file_of(const nlohmann::json& answer) {
   WeightsFile w;

@@ -18,6 +18,14 @@
 
 namespace kd {
 
+// A weights file asked with --weights: the path as given, and its base name, computed here once
+// for every room that names it (the python probe's answers, the application stage, the report).
+struct WeightsAsked {
+  std::string path;  // as given: "models/model.safetensors"
+  std::string name;  // "model.safetensors"
+};
+WeightsAsked weights_asked(const std::string& path);
+
 struct WeightsFile {
   std::string file;    // its base name: "model.safetensors"
   // What its first bytes show: a weights format ("safetensors", "torch_zip", "torch_legacy"),

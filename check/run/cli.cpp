@@ -183,8 +183,9 @@ ParseResult options_of(const Written& w) {
   }
   for (const std::string& file : w.weights) {
     if (file.empty()) return UsageError{with_hint("--weights needs a file name")};
-    if (std::find(options.weights.begin(), options.weights.end(), file) == options.weights.end()) {
-      options.weights.push_back(file);
+    if (std::none_of(options.weights.begin(), options.weights.end(),
+                     [&file](const WeightsAsked& asked) { return asked.path == file; })) {
+      options.weights.push_back(weights_asked(file));
     }
   }
   for (const std::string& dtype : w.dtypes) {

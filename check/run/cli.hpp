@@ -23,8 +23,8 @@ struct Options {
   // once: dotted Python names ("torchvision", "torchvision.ops").
   std::vector<std::string> imports;
   // Weights files of the application to open after the computation (--weights), in order, each
-  // once, as given (a path).
-  std::vector<std::string> weights;
+  // once: the path as given, and its base name.
+  std::vector<WeightsAsked> weights;
   // The computation a second time through torch.compile (--compile).
   bool compile = false;
   // Precisions to run the computation in after the weights (--dtype), in order, each once:

@@ -421,6 +421,25 @@ bool worker_spec(const std::string& self_exe, const ProbeChoice& probe, WorkerRe
   return true;
 }
 
+// The stages walked over the python probe's answers, folded into the findings as values. The
+// interpreter said each stage as it entered it, so walking its answers does not say them again;
+// where the interpreter did not end whole, how it ended is the verdict, not the walk's outcome.
+class WalkedAnswers final : public FindingsSink {
+ public:
+  WalkedAnswers(WorkerFindings& findings, bool whole) : fold_(findings), whole_(whole) {}
+  void stage(Stage) override {}
+  void facts(std::string_view section, const ojson& values) override {
+    fold_.facts(section, values);
+  }
+  void outcome(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error) override {
+    if (whole_) fold_.outcome(outcome, stage, error);
+  }
+
+ private:
+  FindingsFold fold_;
+  bool whole_;
+};
+
 // The python probe's answers, once its interpreter ended: every answer given and the
 // interpreter ended on its own, the stages walked over them; stopped or dead after the
 // computation (compile, application), the answers up to there walked for their facts, the
@@ -438,15 +457,8 @@ void walk_python_answers(const PythonAnswers& answers, const RunResult& run,
   const bool whole = answers.done && answers.problem.empty() && run.end == RunEnd::Exited &&
                      run.status.exited() && run.status.code == 0;
   if (whole || (answers.problem.empty() && findings.stage >= Stage::Compile)) {
-    // The interpreter said each stage as it entered it: walking its answers says them again.
-    run_python_answers(answers, request, searched, findings,
-                       [&findings, whole](const std::string& line) {
-                         const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
-                         const std::string kind =
-                             event.is_object() ? event.value("event", std::string()) : "";
-                         if (kind == "stage" || (!whole && kind == "outcome")) return;
-                         apply_event(findings, line);
-                       });
+    WalkedAnswers walked(findings, whole);
+    run_python_answers(answers, request, searched, findings, walked);
   } else if (!answers.problem.empty() && findings.protocol_problem.empty()) {
     findings.protocol_problem = answers.problem;
   }

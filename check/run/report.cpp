@@ -194,9 +194,7 @@ ojson requested_section(const ReportInput& in, const Sanitizer& sanitizer) {
   ojson imports = ojson::array();
   for (const std::string& module : in.options.imports) imports.push_back(module);
   ojson weights = ojson::array();
-  for (const std::string& file : in.options.weights) {
-    weights.push_back(sanitizer.message(weights_name(file)));
-  }
+  for (const WeightsAsked& file : in.options.weights) weights.push_back(sanitizer.message(file.name));
   return {{"device", device_name(in.options.device)},
           {"device_index", in.options.device_index},
           {"timeout_s", timeout_value(in.options.timeout_s)},

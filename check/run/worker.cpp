@@ -75,7 +75,7 @@ bool parse_worker_argv(const std::vector<std::string>& given, WorkerRequest& r) 
 }
 
 
-void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink,
+void run_stages(const kd_probe& probe, const WorkerRequest& request, FindingsSink& sink,
                 const StageHooks& hooks) {
   Stages s(sink);
   kd_error err{};
@@ -94,7 +94,7 @@ void run_stages(const kd_probe& probe, const WorkerRequest& request, const Event
   s.finish(request.device == Device::Cuda ? Outcome::GpuCheckPassed : Outcome::CpuCheckPassed);
 }
 
-void run_worker(const WorkerRequest& request, const EventSink& sink) {
+void run_worker(const WorkerRequest& request, FindingsSink& sink) {
   Stages s(sink);
   s.enter(Stage::Import);
   double load_ms = 0;
@@ -107,9 +107,9 @@ void run_worker(const WorkerRequest& request, const EventSink& sink) {
                                           {"reserved_bytes", nullptr}}}});
   StageHooks hooks;
   if (!request.dtypes.empty()) {
-    hooks.after_compute = [&](const EventSink& stage_sink) {
+    hooks.after_compute = [&](FindingsSink& stage_sink) {
       if (!precision_stage(request, stage_sink)) return false;
-      stage_sink(facts_event("memory_by_stage", {{"application", stage_memory(*probe, request)}}));
+      stage_sink.facts("memory_by_stage", {{"application", stage_memory(*probe, request)}});
       return true;
     };
   }
@@ -268,7 +268,7 @@ void answered_timings(const PythonAnswers& answers, WorkerFindings& findings) {
 
 void run_python_answers(const PythonAnswers& answers, const WorkerRequest& request,
                         const std::string& searched, WorkerFindings& findings,
-                        const EventSink& sink) {
+                        FindingsSink& sink) {
   Stages s(sink);
   // The interpreter's memory at the end of each stage it finished (memory_by_stage).
   ojson by_stage = ojson::object();
@@ -280,16 +280,16 @@ void run_python_answers(const PythonAnswers& answers, const WorkerRequest& reque
     }
     by_stage[a.value("stage", std::string())] = std::move(entry);
   }
-  if (!by_stage.empty()) sink(facts_event("memory_by_stage", by_stage));
+  if (!by_stage.empty()) sink.facts("memory_by_stage", by_stage);
   if (!python_import_stage(answers, request, searched, findings, s)) return;
   g_answers = &answers;
   ApplicationAsked asked{request.imports, {}};
-  for (const std::string& path : request.weights) asked.weights.push_back(weights_name(path));
+  for (const WeightsAsked& file : request.weights) asked.weights.push_back(file.name);
   StageHooks hooks;
-  hooks.after_backend = [&](const EventSink& stage_sink) {
+  hooks.after_backend = [&](FindingsSink& stage_sink) {
     return backend_libraries_stage(answers, request.device == Device::Cuda, findings, stage_sink);
   };
-  hooks.after_compute = [&](const EventSink& stage_sink) {
+  hooks.after_compute = [&](FindingsSink& stage_sink) {
     if (request.compile && !compile_stage(answers, request, findings, stage_sink)) return false;
     return application_stage(answers, asked, findings, stage_sink);
   };
@@ -309,12 +309,12 @@ void worker_main(const std::vector<std::string>& args) {
     _exit(2);
   }
   fcntl(kEventFd, F_SETFD, FD_CLOEXEC);
-  EventSink sink = [](const std::string& line) { write_line(kEventFd, line); };
+  LineSink sink([](const std::string& line) { write_line(kEventFd, line); });
   try {
     run_worker(request, sink);
   } catch (const std::exception& e) {
-    sink(outcome_event(Outcome::InternalError, Stage::Import,
-                       ErrorInfo{failure_type(Failure::WorkerException), e.what()}));
+    sink.outcome(Outcome::InternalError, Stage::Import,
+                 ErrorInfo{failure_type(Failure::WorkerException), e.what()});
   }
   // Skip static destructors: some GPU runtimes crash while unloading, and
   // the verdict is already with the parent.

@@ -29,13 +29,13 @@ std::vector<std::string> worker_argv(const std::string& self_exe, const WorkerRe
 bool parse_worker_argv(const std::vector<std::string>& args, WorkerRequest& request);
 
 // Loads the probe module and runs every stage; always ends with an outcome event.
-void run_worker(const WorkerRequest& request, const EventSink& sink);
+void run_worker(const WorkerRequest& request, FindingsSink& sink);
 
 // What the python probe adds to the stages: the backend's own libraries once the backend is
 // known (backend_libraries.hpp), and after the computation has passed, torch.compile's
-// (compile_stage.hpp) and the application layer's (application.hpp). Each says its events
+// (compile_stage.hpp) and the application layer's (application.hpp). Each says its findings
 // through the sink; false once it has finished the run with its outcome.
-using StageHook = std::function<bool(const EventSink& sink)>;
+using StageHook = std::function<bool(FindingsSink& sink)>;
 struct StageHooks {
   StageHook after_backend;
   StageHook after_compute;
@@ -43,17 +43,17 @@ struct StageHooks {
 
 // The stages after loading, with a probe in hand; the hooks, where given, run at their places,
 // before the pass is given.
-void run_stages(const kd_probe& probe, const WorkerRequest& request, const EventSink& sink,
+void run_stages(const kd_probe& probe, const WorkerRequest& request, FindingsSink& sink,
                 const StageHooks& hooks = {});
 
 // The python probe's run, once its interpreter has ended after all its answers
 // (python_probe.hpp): the import as it answered, then the same stages as for every probe, over
 // its answers. `searched` says how the interpreter was found ("the python3 on PATH"). The
 // import's facts and warnings go into `findings` (the interpreter's own, the caller reads from
-// its answer); the events, to `sink`.
+// its answer); the stages' findings, to `sink` (in the parent: folded into the findings).
 void run_python_answers(const PythonAnswers& answers, const WorkerRequest& request,
                         const std::string& searched, WorkerFindings& findings,
-                        const EventSink& sink);
+                        FindingsSink& sink);
 
 // The worker process's main: events on kEventFd, then _exit.
 [[noreturn]] void worker_main(const std::vector<std::string>& args);

@@ -35,7 +35,7 @@ struct WorkerRequest {
   // The modules of the application asked with --import and the weights files of --weights, in
   // order (the python probe's alone).
   std::vector<std::string> imports;
-  std::vector<std::string> weights;
+  std::vector<WeightsAsked> weights;
   bool compile = false;  // --compile: the computation a second time through torch.compile
   // --dtype: the precisions to compute in after the computation (the python probe's and the
   // compiled probe's), torch's names, in order.
@@ -56,20 +56,20 @@ ojson text_or_null(const char* text, size_t capacity);
 // A stage's events: entering it, its facts, and the run's outcome where it ends there.
 class Stages {
  public:
-  explicit Stages(const EventSink& sink) : sink_(sink) {}
+  explicit Stages(FindingsSink& sink) : sink_(sink) {}
 
   void enter(Stage stage) {
     stage_ = stage;
-    sink_(stage_event(stage));
+    sink_.stage(stage);
   }
   // A stage a hook entered and said itself (run_stages' after_compute).
   void enter_quietly(Stage stage) { stage_ = stage; }
-  void facts(std::string_view section, const ojson& values) { sink_(facts_event(section, values)); }
+  void facts(std::string_view section, const ojson& values) { sink_.facts(section, values); }
   void finish(Outcome outcome, std::optional<ErrorInfo> error = std::nullopt) {
     finish_at(outcome, stage_, std::move(error));
   }
   void finish_at(Outcome outcome, Stage stage, std::optional<ErrorInfo> error) {
-    sink_(outcome_event(outcome, stage, error));
+    sink_.outcome(outcome, stage, error);
   }
   // A probe call that failed: OUT_OF_MEMORY or RUNTIME_ERROR at this stage,
   // with what was seen after it, if anything.
@@ -86,7 +86,7 @@ class Stages {
   }
 
  private:
-  const EventSink& sink_;
+  FindingsSink& sink_;
   Stage stage_ = Stage::Import;
 };
 

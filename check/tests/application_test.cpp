@@ -40,9 +40,10 @@ const char* const kListed =
 WorkerFindings walk(const PythonAnswers& answers, const std::vector<std::string>& asked,
                     const std::vector<std::string>& weights = {}) {
   WorkerFindings findings;
-  WorkerRequest request{Device::Cpu, 0, "", "", asked, weights};
-  run_python_answers(answers, request, "the python3 on PATH", findings,
-                     [&findings](const std::string& line) { apply_event(findings, line); });
+  WorkerRequest request{Device::Cpu, 0, "", "", asked, {}};
+  for (const std::string& path : weights) request.weights.push_back(weights_asked(path));
+  FindingsFold fold(findings);
+  run_python_answers(answers, request, "the python3 on PATH", findings, fold);
   EXPECT_EQ(findings.protocol_problem, "");
   return findings;
 }

@@ -53,6 +53,21 @@ TEST(Cli, PrecisionsAreAskedInOrderEachOnce) {
   usage_error_of({"--dtype"});
 }
 
+// A weights file is asked once per path, named once by its base name: the name every room of
+// the check uses (the python probe's answers, the application stage, requested.weights).
+TEST(Cli, WeightsAreAskedOnceEachNamedByItsBaseName) {
+  Options o = options_of({"--weights", "models/model.safetensors", "--weights=/w/adapter/",
+                          "--weights", "models/model.safetensors", "--weights", "sd.pt"});
+  ASSERT_EQ(o.weights.size(), 3u);
+  EXPECT_EQ(o.weights[0].path, "models/model.safetensors");
+  EXPECT_EQ(o.weights[0].name, "model.safetensors");
+  EXPECT_EQ(o.weights[1].path, "/w/adapter/");  // as given
+  EXPECT_EQ(o.weights[1].name, "adapter");      // a folder's name, its slash dropped
+  EXPECT_EQ(o.weights[2].name, "sd.pt");
+  EXPECT_EQ(weights_asked("/").name, "/");
+  usage_error_of({"--weights", ""});
+}
+
 // The names --dtype takes are the python probe's PRECISIONS (probe/python/precision.py), the
 // program the check embeds: one list, read twice.
 TEST(Cli, PrecisionsAreTheProbes) {

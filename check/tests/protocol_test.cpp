@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -280,6 +281,87 @@ TEST(Protocol, NothingMayFollowTheOutcome) {
                               facts_event("execution", {{"product_verified", true}})});
   EXPECT_NE(late.protocol_problem, "");
   EXPECT_TRUE(late.execution["product_verified"].is_null());
+}
+
+// What the parent folds as values (FindingsFold, the stages walked over the python probe's
+// answers) it folds as the worker's lines (LineSink, then apply_event): one set of rules, the
+// refusals included.
+WorkerFindings as_lines(const std::function<void(FindingsSink&)>& say) {
+  std::vector<std::string> lines;
+  LineSink sink([&lines](const std::string& line) { lines.push_back(line); });
+  say(sink);
+  return fold(lines);
+}
+
+WorkerFindings as_values(const std::function<void(FindingsSink&)>& say) {
+  WorkerFindings f;
+  FindingsFold sink(f);
+  say(sink);
+  return f;
+}
+
+void expect_same(const WorkerFindings& a, const WorkerFindings& b) {
+  EXPECT_EQ(a.stage, b.stage);
+  EXPECT_EQ(a.pytorch, b.pytorch);
+  EXPECT_EQ(a.execution, b.execution);
+  EXPECT_EQ(a.application, b.application);
+  EXPECT_EQ(a.memory_by_stage, b.memory_by_stage);
+  EXPECT_EQ(a.outcome, b.outcome);
+  EXPECT_EQ(a.outcome_stage, b.outcome_stage);
+  ASSERT_EQ(a.error.has_value(), b.error.has_value());
+  if (a.error) {
+    EXPECT_EQ(a.error->type, b.error->type);
+    EXPECT_EQ(a.error->message, b.error->message);
+    EXPECT_EQ(a.error->evidence.has_value(), b.error->evidence.has_value());
+  }
+  EXPECT_EQ(a.protocol_problem, b.protocol_problem);
+}
+
+TEST(Protocol, ValuesFoldAsTheirLinesDo) {
+  const std::vector<std::function<void(FindingsSink&)>> runs = {
+      [](FindingsSink& s) {
+        s.stage(Stage::Import);
+        s.facts("execution", {{"timings_ms", {{"load", 12.5}}}});
+        s.stage(Stage::Compute);
+        s.facts("pytorch", {{"version", "2.15.0"}, {"backend", "none"}});
+        s.facts("memory_by_stage", {{"compute", {{"rss_bytes", 1024},
+                                                 {"allocated_bytes", nullptr},
+                                                 {"reserved_bytes", nullptr}}}});
+        s.stage(Stage::Application);
+        s.facts("application", {{"extensions", ojson::array()},
+                                {"weights", ojson::array()},
+                                {"precisions", {{{"dtype", "bfloat16"}, {"device", "cpu"},
+                                                 {"verified", true}, {"seconds", 0.01}}}},
+                                {"memory", nullptr}});
+        s.outcome(Outcome::CpuCheckPassed, Stage::Application, std::nullopt);
+      },
+      [](FindingsSink& s) {
+        s.stage(Stage::Backend);
+        s.outcome(Outcome::RuntimeError, Stage::Backend, ErrorInfo{"RuntimeError", "no kernel"});
+      },
+      // Refused alike: a fact of the wrong type, a stage going back, an outcome only the parent
+      // decides, anything after the outcome.
+      [](FindingsSink& s) { s.facts("pytorch", {{"gpu_available", "yes"}}); },
+      [](FindingsSink& s) {
+        s.stage(Stage::Device);
+        s.stage(Stage::Backend);
+      },
+      [](FindingsSink& s) { s.facts("weights", {{"file", "a.pt"}}); },
+      [](FindingsSink& s) { s.outcome(Outcome::Timeout, Stage::Compute, std::nullopt); },
+      [](FindingsSink& s) { s.outcome(Outcome::CheckFailed, Stage::Application, std::nullopt); },
+      [](FindingsSink& s) {
+        s.outcome(Outcome::CheckFailed, Stage::Compute, std::nullopt);
+        s.facts("execution", {{"product_verified", true}});
+      },
+  };
+  for (size_t i = 0; i < runs.size(); ++i) {
+    SCOPED_TRACE("run " + std::to_string(i));
+    expect_same(as_lines(runs[i]), as_values(runs[i]));
+  }
+  EXPECT_NE(as_values(runs[2]).protocol_problem, "");
+  EXPECT_NE(as_values(runs[7]).protocol_problem, "");
+  EXPECT_TRUE(as_values(runs[7]).execution["product_verified"].is_null());
+  EXPECT_EQ(as_values(runs[0]).application["precisions"][0]["dtype"], "bfloat16");
 }
 
 }  // namespace

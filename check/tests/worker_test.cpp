@@ -202,7 +202,8 @@ class RunStages : public ::testing::Test {
   Walk walk(Device device, long long index = 0) {
     WorkerRequest request{device, index, "unused", "", {}, {}};
     Lines lines;
-    run_stages(kFakeProbe, request, [&lines](const std::string& l) { lines.push_back(l); });
+    LineSink sink([&lines](const std::string& l) { lines.push_back(l); });
+    run_stages(kFakeProbe, request, sink);
     return fold(lines);
   }
 
@@ -677,7 +678,8 @@ class RunWorker : public ::testing::Test {
                    const std::string& torch_dir = "") {
     WorkerRequest request{device, 0, path, torch_dir, {}, {}};
     Lines lines;
-    run_worker(request, [&lines](const std::string& l) { lines.push_back(l); });
+    LineSink sink([&lines](const std::string& l) { lines.push_back(l); });
+    run_worker(request, sink);
     return fold(lines);
   }
   static void expect_outcome(const Walk& w, Outcome outcome, const char* error_type) {

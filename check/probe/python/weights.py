@@ -195,10 +195,11 @@ def torch_load_facts(torch, path, kind, facts):
             "dtypes": dtypes}
 
 
-def check_weights(torch, path):
-    """One weights file asked (--weights), opened as an application does: its answer's fields."""
+def check_weights(torch, path, name):
+    """One weights file asked (--weights), opened as an application does: its answer's fields,
+    the file named by its base name as the check computed it."""
     import zipfile
-    answer = {"file": os.path.basename(path.rstrip("/")) or path, "ok": False, "format": "",
+    answer = {"file": name, "ok": False, "format": "",
               "tensors": None, "bytes": None, "dtypes": [], "facts": {}}
     facts = answer["facts"]
     start = time.monotonic()
@@ -266,12 +267,12 @@ def application(channel, torch, asked, gpu, index, device):
         if not answer["ok"]:
             return
     weights = asked.get("weights", [])
-    if weights and not weights_memory(channel, torch, weights, gpu, index):
+    if weights and not weights_memory(channel, torch, [w["path"] for w in weights], gpu, index):
         return
     verified = []
-    for path in weights:
-        channel.answer("opening", file=os.path.basename(path.rstrip("/")) or path)
-        answer = check_weights(torch, path)
+    for file in weights:
+        channel.answer("opening", file=file["name"])
+        answer = check_weights(torch, file["path"], file["name"])
         channel.answer("weights", **answer)
         if not answer["ok"]:
             return

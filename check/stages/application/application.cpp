@@ -56,10 +56,10 @@ std::vector<const nlohmann::json*> answers_to(const PythonAnswers& answers, cons
 }
 
 // The probe's own defect: an answer missing where the stage needs one. Never a pass.
-bool probe_gave_no(const char* what, const EventSink& sink) {
-  sink(outcome_event(Outcome::InternalError, Stage::Application,
-                     ErrorInfo{failure_type(Failure::WorkerException),
-                               std::string("the python probe gave no answer for ") + what}));
+bool probe_gave_no(const char* what, FindingsSink& sink) {
+  sink.outcome(Outcome::InternalError, Stage::Application,
+               ErrorInfo{failure_type(Failure::WorkerException),
+                         std::string("the python probe gave no answer for ") + what});
   return false;
 }
 
@@ -178,9 +178,9 @@ std::string extension_words(const ExtensionImport& failure) {
 }
 
 // application.memory: null without weights asked or where not measured.
-ojson memory_entry_of(const nlohmann::json* answer) {
-  if (answer == nullptr) return nullptr;
-  const WeightsMemory m = weights_memory_of(*answer);
+ojson memory_entry_of(const std::optional<WeightsMemory>& measured) {
+  if (!measured) return nullptr;
+  const WeightsMemory& m = *measured;
   return {{"weights_bytes", m.weights_bytes},
           {"available_bytes", m.available_bytes ? ojson(*m.available_bytes) : ojson(nullptr)},
           {"limited_by", text_or_null(m.limited_by)},
@@ -206,15 +206,16 @@ struct Found {
 
 // The stage's facts (the report's application block) through `sink`, and what was wrong.
 Found walk_application(const PythonAnswers& answers, const ApplicationAsked& asked,
-                       WorkerFindings& findings, const EventSink& sink) {
+                       WorkerFindings& findings, FindingsSink& sink) {
   Found found;
   const ojson extensions =
       extensions_of(answers, asked.imports, findings, found.extension, found.unanswered);
   // Weights that do not fit are not opened.
-  const nlohmann::json* memory_answer = answers.find("weights_memory");
-  if (memory_answer != nullptr && !weights_memory_of(*memory_answer).fits) {
-    found.memory = weights_memory_of(*memory_answer);
+  std::optional<WeightsMemory> measured;
+  if (const nlohmann::json* answer = answers.find("weights_memory")) {
+    measured = weights_memory_of(*answer);
   }
+  if (measured && !measured->fits) found.memory = measured;
   const bool reached = !found.extension && found.unanswered.empty() && !found.memory;
   const ojson weights =
       weights_of(answers, asked.weights, reached, found.weights, found.unopened);
@@ -223,25 +224,25 @@ Found walk_application(const PythonAnswers& answers, const ApplicationAsked& ask
     runs.push_back(precision_run_of(*answer));
   }
   const ojson precisions = precision_entries(runs, found.precision, found.wrong);
-  sink(facts_event("application", {{"extensions", extensions},
-                                   {"weights", weights},
-                                   {"precisions", precisions},
-                                   {"memory", memory_entry_of(memory_answer)}}));
+  sink.facts("application", {{"extensions", extensions},
+                             {"weights", weights},
+                             {"precisions", precisions},
+                             {"memory", memory_entry_of(measured)}});
   return found;
 }
 
 // The outcome of the cause `id`, its error.message `words`.
-bool finish_with(CauseId id, const std::string& words, const EventSink& sink) {
+bool finish_with(CauseId id, const std::string& words, FindingsSink& sink) {
   const CauseInfo& row = cause_info(id);
-  sink(outcome_event(row.outcome, Stage::Application, ErrorInfo{std::string(row.type), words}));
+  sink.outcome(row.outcome, Stage::Application, ErrorInfo{std::string(row.type), words});
   return false;
 }
 
 }  // namespace
 
 bool application_stage(const PythonAnswers& answers, const ApplicationAsked& asked,
-                       WorkerFindings& findings, const EventSink& sink) {
-  sink(stage_event(Stage::Application));
+                       WorkerFindings& findings, FindingsSink& sink) {
+  sink.stage(Stage::Application);
   if (answers.find("extensions_listed") == nullptr) {
     return probe_gave_no("the distributions that require torch", sink);
   }
@@ -276,13 +277,6 @@ std::string application_step(const PythonAnswers& answers) {
     if (call == "extension" || call == "weights" || call == "precision") step.clear();
   }
   return step;
-}
-
-std::string weights_name(const std::string& path) {
-  std::string trimmed = path;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
-  const size_t slash = trimmed.rfind('/');
-  return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
 }
 
 }  // namespace kd

@@ -5,7 +5,7 @@
 // libraries that link libtorch loaded as torch loads an extension's ops library. The check
 // walks this stage over those answers as over the others (worker.hpp, run_python_answers):
 //
-//   run_stages(probe, request, sink, [&](const EventSink& sink) {
+//   run_stages(probe, request, sink, [&](FindingsSink& sink) {
 //     return application_stage(answers, request.imports, findings, sink);
 //   });
 //
@@ -34,13 +34,10 @@ struct ApplicationAsked {
 // for a module asked or a weights file that failed, the outcome, through `sink`; the facts of
 // that failure and of each warning into `findings`. False once it has finished the run.
 bool application_stage(const PythonAnswers& answers, const ApplicationAsked& asked,
-                       WorkerFindings& findings, const EventSink& sink);
+                       WorkerFindings& findings, FindingsSink& sink);
 
 // What the python probe was doing when it stopped answering, in words: "importing kd_hang",
 // "opening model.safetensors" (the last step it began without answering for it); "" for none.
 std::string application_step(const PythonAnswers& answers);
-
-// The base name of a path, as the report and the python probe name a weights file.
-std::string weights_name(const std::string& path);
 
 }  // namespace kd

@@ -75,32 +75,32 @@ std::string precision_words(const PrecisionRun& run) {
   return (run.exception.empty() ? "" : run.exception + ": ") + run.words;
 }
 
-bool precision_failed(const PrecisionRun& failed, const std::string& wrong, const EventSink& sink) {
+bool precision_failed(const PrecisionRun& failed, const std::string& wrong, FindingsSink& sink) {
   if (failed.ran) {
     // Numbers, and wrong ones: the check's verification failed, as the computation's would.
-    sink(outcome_event(Outcome::CheckFailed, Stage::Application,
-                       ErrorInfo{failure_type(Failure::CheckMismatch),
-                                 "in " + failed.dtype + " on " + failed.device + ": " + wrong}));
+    sink.outcome(Outcome::CheckFailed, Stage::Application,
+                 ErrorInfo{failure_type(Failure::CheckMismatch),
+                           "in " + failed.dtype + " on " + failed.device + ": " + wrong});
     return false;
   }
   const CauseInfo& row = cause_info(recognise_precision(failed));
-  sink(outcome_event(row.outcome, Stage::Application,
-                     ErrorInfo{std::string(row.type), precision_words(failed)}));
+  sink.outcome(row.outcome, Stage::Application,
+               ErrorInfo{std::string(row.type), precision_words(failed)});
   return false;
 }
 
-bool precision_stage(const WorkerRequest& request, const EventSink& sink) {
-  sink(stage_event(Stage::Application));
+bool precision_stage(const WorkerRequest& request, FindingsSink& sink) {
+  sink.stage(Stage::Application);
   // The module is loaded already: this takes a reference and finds its optional entry.
   void* module = dlopen(request.probe_path.c_str(), RTLD_NOW | RTLD_NOLOAD);
   auto compute_in = module != nullptr ? reinterpret_cast<kd_compute_in_fn>(
                                             dlsym(module, KD_PRECISION_ENTRY_SYMBOL))
                                       : nullptr;
   if (compute_in == nullptr) {
-    sink(outcome_event(Outcome::InternalError, Stage::Application,
-                       ErrorInfo{failure_type(Failure::ProbeIncompatible),
-                                 "the probe module cannot compute in another precision (it has "
-                                 "no " KD_PRECISION_ENTRY_SYMBOL ")"}));
+    sink.outcome(Outcome::InternalError, Stage::Application,
+                 ErrorInfo{failure_type(Failure::ProbeIncompatible),
+                           "the probe module cannot compute in another precision (it has "
+                           "no " KD_PRECISION_ENTRY_SYMBOL ")"});
     return false;
   }
   std::vector<PrecisionRun> runs;
@@ -111,10 +111,10 @@ bool precision_stage(const WorkerRequest& request, const EventSink& sink) {
   std::optional<PrecisionRun> failure;
   std::string wrong;
   const ojson entries = precision_entries(runs, failure, wrong);
-  sink(facts_event("application", {{"extensions", ojson::array()},
-                                   {"weights", ojson::array()},
-                                   {"precisions", entries},
-                                   {"memory", nullptr}}));
+  sink.facts("application", {{"extensions", ojson::array()},
+                             {"weights", ojson::array()},
+                             {"precisions", entries},
+                             {"memory", nullptr}});
   if (failure) return precision_failed(*failure, wrong, sink);
   return true;
 }

@@ -4,7 +4,7 @@
 // (application.hpp), or the compiled probe's KD_PRECISION_ENTRY, called by the worker after the
 // computation (precision_stage):
 //
-//   hooks.after_compute = [&](const EventSink& sink) { return precision_stage(request, sink); };
+//   hooks.after_compute = [&](FindingsSink& sink) { return precision_stage(request, sink); };
 #pragma once
 
 #include <optional>
@@ -24,7 +24,7 @@ ojson precision_entries(const std::vector<PrecisionRun>& runs,
 
 // The verdict of a precision that failed, through `sink`: wrong numbers CHECK_FAILED
 // (CheckMismatch), else its cause from the catalogue (RUNTIME_ERROR). Always false.
-bool precision_failed(const PrecisionRun& failed, const std::string& wrong, const EventSink& sink);
+bool precision_failed(const PrecisionRun& failed, const std::string& wrong, FindingsSink& sink);
 
 // error.message of a precision the computation could not run in: the exception and torch's
 // words, or the dtype this torch lacks.
@@ -34,7 +34,7 @@ std::string precision_words(const PrecisionRun& run);
 // process through the probe module's KD_PRECISION_ENTRY, stopping at the first that fails; the
 // report's application block (its precisions alone) and the verdict through `sink`. False once
 // it has finished the run.
-bool precision_stage(const WorkerRequest& request, const EventSink& sink);
+bool precision_stage(const WorkerRequest& request, FindingsSink& sink);
 
 // The precision that failed, as the parent knows it from a worker's report: the last entry of
 // application.precisions not verified, and error.message (the compiled probe's worker, whose

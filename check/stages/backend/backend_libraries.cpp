@@ -90,7 +90,7 @@ bool ccl_other_than_pinned(const BackendLibrary& l) {
 }
 
 bool backend_libraries_stage(const PythonAnswers& answers, bool gpu, WorkerFindings& findings,
-                             const EventSink& sink) {
+                             FindingsSink& sink) {
   const nlohmann::json* answer = answers.find("backend_libraries");
   if (answer == nullptr) return true;  // a probe of the stages before these facts
   const BackendLibraries found = backend_libraries_of(*answer);
@@ -98,7 +98,7 @@ bool backend_libraries_stage(const PythonAnswers& answers, bool gpu, WorkerFindi
   for (const auto* library : {&found.dnn, &found.ccl}) {
     if (*library) facts[(*library)->name] = library_json(**library);
   }
-  if (!facts.empty()) sink(facts_event("pytorch", facts));
+  if (!facts.empty()) sink.facts("pytorch", facts);
   if (found.ccl && recognise_backend_library(*found.ccl)) {
     findings.library_warnings.push_back(*found.ccl);
   }
@@ -113,9 +113,9 @@ bool backend_libraries_stage(const PythonAnswers& answers, bool gpu, WorkerFindi
   findings.library_failure = found.dnn;
   const CauseInfo& row = cause_info(*refused);
   const std::string& words = found.dnn->words;
-  sink(outcome_event(row.outcome, Stage::Backend,
-                     ErrorInfo{std::string(row.type),
-                               words.empty() ? found.dnn->name + " " + found.dnn->runtime : words}));
+  sink.outcome(row.outcome, Stage::Backend,
+               ErrorInfo{std::string(row.type),
+                         words.empty() ? found.dnn->name + " " + found.dnn->runtime : words});
   return false;
 }
 

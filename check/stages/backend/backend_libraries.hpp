@@ -33,6 +33,6 @@ ojson library_json(const BackendLibrary& library);
 // warning, as an NCCL (RCCL) other than the release torch pins always is. False once it has
 // finished the run.
 bool backend_libraries_stage(const PythonAnswers& answers, bool gpu, WorkerFindings& findings,
-                             const EventSink& sink);
+                             FindingsSink& sink);
 
 }  // namespace kd

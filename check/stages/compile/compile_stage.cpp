@@ -17,26 +17,26 @@ ojson seconds_of(const nlohmann::json& answer) {
 }  // namespace
 
 bool compile_stage(const PythonAnswers& answers, const WorkerRequest& request,
-                   WorkerFindings& findings, const EventSink& sink) {
-  sink(stage_event(Stage::Compile));
+                   WorkerFindings& findings, FindingsSink& sink) {
+  sink.stage(Stage::Compile);
   const nlohmann::json* answer = answers.find("compile");
   if (answer == nullptr) {
-    sink(outcome_event(Outcome::InternalError, Stage::Compile,
-                       ErrorInfo{failure_type(Failure::WorkerException),
-                                 "the python probe gave no answer for torch.compile"}));
+    sink.outcome(Outcome::InternalError, Stage::Compile,
+                 ErrorInfo{failure_type(Failure::WorkerException),
+                           "the python probe gave no answer for torch.compile"});
     return false;
   }
   ojson compiled = {{"backend", "inductor"}, {"seconds", seconds_of(*answer)}, {"verified", false}};
   if (answer->value("status", 2) != 0) {
-    sink(facts_event("execution", {{"compile", compiled}}));
+    sink.facts("execution", {{"compile", compiled}});
     findings.compile_failure =
         compile_facts_of(answer->value("facts", nlohmann::json::object()),
                          request.device == Device::Cuda);
     const CauseInfo& row = cause_info(recognise_compile(*findings.compile_failure));
     const CompileFacts& f = *findings.compile_failure;
-    sink(outcome_event(row.outcome, Stage::Compile,
-                       ErrorInfo{std::string(row.type),
-                                 (f.exception.empty() ? "" : f.exception + ": ") + f.words}));
+    sink.outcome(row.outcome, Stage::Compile,
+                 ErrorInfo{std::string(row.type),
+                           (f.exception.empty() ? "" : f.exception + ": ") + f.words});
     return false;
   }
   kd_compute_result r{};
@@ -48,12 +48,12 @@ bool compile_stage(const PythonAnswers& answers, const WorkerRequest& request,
   r.gradient_source = KD_GRADIENT_AUTOGRAD;
   const Verification v = verify(r);
   compiled["verified"] = read && v.product_ok && v.gradient_ok && v.loss_ok;
-  sink(facts_event("execution", {{"compile", compiled}}));
+  sink.facts("execution", {{"compile", compiled}});
   if (compiled["verified"] == true) return true;
-  sink(outcome_event(Outcome::CompileFailed, Stage::Compile,
-                     ErrorInfo{failure_type(Failure::CheckMismatch),
-                               "through torch.compile, " +
-                                   (read ? v.problem : std::string("the result is malformed"))}));
+  sink.outcome(Outcome::CompileFailed, Stage::Compile,
+               ErrorInfo{failure_type(Failure::CheckMismatch),
+                         "through torch.compile, " +
+                             (read ? v.problem : std::string("the result is malformed"))});
   return false;
 }
 

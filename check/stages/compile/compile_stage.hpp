@@ -16,6 +16,6 @@ namespace kd {
 // Walks the compile stage over the python probe's answers: the stage, execution.compile and,
 // where it failed, the outcome, through `sink`. False once it has finished the run.
 bool compile_stage(const PythonAnswers& answers, const WorkerRequest& request,
-                   WorkerFindings& findings, const EventSink& sink);
+                   WorkerFindings& findings, FindingsSink& sink);
 
 }  // namespace kd

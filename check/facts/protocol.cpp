@@ -263,6 +263,13 @@ void note(WorkerFindings& f, const std::string& problem) {
   if (f.protocol_problem.empty()) f.protocol_problem = problem;
 }
 
+// Nothing may follow the outcome: true, and noted, where something does.
+bool after_outcome(WorkerFindings& f) {
+  if (!f.outcome) return false;
+  note(f, "an event came after the outcome");
+  return true;
+}
+
 void fold_stage(WorkerFindings& f, std::optional<Stage> stage) {
   if (!stage || *stage < f.stage || *stage > Stage::Application) {
     note(f, "a stage event names no worker stage in order");
@@ -309,13 +316,14 @@ void keep_outcome(WorkerFindings& f, Outcome outcome, std::optional<Stage> stage
   f.error = std::move(error);
 }
 
-// A line's stage, outcome and error, read into values; a malformed error is noted, and false.
+// A line's stage, where it names one.
 std::optional<Stage> stage_of(const json& event) {
   return event.contains("stage") && event["stage"].is_string()
              ? stage_from_name(event["stage"].get<std::string>())
              : std::nullopt;
 }
 
+// A line's error, read into `error`; a malformed one is noted, and false.
 bool error_of(WorkerFindings& f, const json& event, std::optional<ErrorInfo>& error) {
   if (!event.contains("error") || event["error"].is_null()) return true;
   const json& e = event["error"];
@@ -362,10 +370,7 @@ void apply_event(WorkerFindings& f, std::string_view line) {
     note(f, "an event line is not a JSON event");
     return;
   }
-  if (f.outcome) {
-    note(f, "an event came after the outcome");
-    return;
-  }
+  if (after_outcome(f)) return;
   const std::string kind = event["event"];
   if (kind == "stage") {
     fold_stage(f, stage_of(event));
@@ -381,17 +386,17 @@ void apply_event(WorkerFindings& f, std::string_view line) {
 }
 
 void FindingsFold::stage(Stage stage) {
-  if (findings_.outcome) return note(findings_, "an event came after the outcome");
+  if (after_outcome(findings_)) return;
   fold_stage(findings_, stage);
 }
 
 void FindingsFold::facts(std::string_view section, const ojson& values) {
-  if (findings_.outcome) return note(findings_, "an event came after the outcome");
+  if (after_outcome(findings_)) return;
   fold_facts(findings_, section, json(values));
 }
 
 void FindingsFold::outcome(Outcome outcome, Stage stage, const std::optional<ErrorInfo>& error) {
-  if (findings_.outcome) return note(findings_, "an event came after the outcome");
+  if (after_outcome(findings_)) return;
   if (outcome_allowed(findings_, outcome, stage)) keep_outcome(findings_, outcome, stage, error);
 }
 

@@ -266,17 +266,9 @@ class Precision:
         reached = default.report is not None and (default.passed() or
                                                   default.failed_in(LAYER))
         run = default if reached else cpu
-        if run.failed_in(LAYER):
-            return False, run, (f"{self.shown} failed in layer {LAYER} ({run.label}), "
-                                f"{run.error('type')}: {run.field('message')}")
-        if run.report is None:
-            return False, run, (f"{self.shown} was not certified: the check left no report "
-                                f"({run.label}: {run.answer()})")
-        if not run.passed():
-            return False, run, (f"{self.shown} was not computed in: the check failed before the "
-                                f"{LAYER} layer, in layer {run.field('stage')}, "
-                                f"{run.error('type') or run.field('code')}: "
-                                f"{run.field('message')}")
+        short = shortfall(self, (run,), named=True)
+        if short:
+            return short
         entry = next((p for p in (run.field(LAYER) or {}).get("precisions") or []
                       if p.get("dtype") == self.asked), {})
         if entry.get("verified") is not True:
@@ -449,15 +441,16 @@ def imported_words(run, module):
     return words + (f" with torch {torch}" if torch else "")
 
 
-def verdict(case, *runs):
-    """(passed, the run the verdict rests on, the verdict's line), of the case's runs in the
-    order of its `runs`: the first is the --device cpu run."""
-    if hasattr(case, "judge"):
-        return case.judge(*runs)
+def shortfall(case, runs, named=False):
+    """(False, the run the verdict rests on, the verdict's line) for the first way the runs fall
+    short before the case's own judgement: one failed in the layer, one left no report, the first
+    failed before the layer; None where none did. `named`: the line names the run that failed in
+    the layer."""
     first, shown, layer = runs[0], case.shown, case.layer
     for run in runs:
         if run.failed_in(layer):
-            return False, run, (f"{shown} failed in layer {layer}, {run.error('type')}: "
+            which = f" ({run.label})" if named else ""
+            return False, run, (f"{shown} failed in layer {layer}{which}, {run.error('type')}: "
                                 f"{run.field('message')}")
     for run in runs:
         if run.report is None:  # the case's report is then another run's, where one left it
@@ -469,7 +462,15 @@ def verdict(case, *runs):
                               f"{layer} layer, in layer {first.field('stage')}, "
                               f"{first.error('type') or first.field('code')}: "
                               f"{first.field('message')}")
-    return case.certified(*runs)
+    return None
+
+
+def verdict(case, *runs):
+    """(passed, the run the verdict rests on, the verdict's line), of the case's runs in the
+    order of its `runs`: the first is the --device cpu run."""
+    if hasattr(case, "judge"):
+        return case.judge(*runs)
+    return shortfall(case, runs) or case.certified(*runs)
 
 
 def report_names(case, decisive, runs):

@@ -130,11 +130,11 @@ kd_jobs() {
 # the run with kernodeck-junit publish (reporting/publish.hpp), the pipeline CTest's own cleanup
 # step runs too: <reports>/junit.xml (with the certificate learned from the check's own reports
 # in <reports>/cases, the commit git tells, KERNODECK_EXPECT_GPU), <reports>/summary.md and
-# <reports>/index.html from CTest's JUnit and GoogleTest's XML (each failed case's cause from the
+# <reports>/index.html from CTest's JUnit and the cases' records (each failed case's cause from the
 # build's causes.json, the check's cause catalogue); then it says that the report
 # validates against junit-10.xsd, that every skip has a reason and that nothing in <reports>
-# names this machine, or fails. CTest's and GoogleTest's raw results, which name the machine's
-# paths, stay in the build tree (ctest-junit.xml, ctest-tests.json, gtest-xml/). Returns
+# names this machine, or fails. CTest's raw results and the cases' records, which name the
+# machine's paths, stay in the build tree (ctest-junit.xml, ctest-tests.json, case-records/). Returns
 # ctest's status, or 1 when publishing failed.
 kd_ctest() {
   local variant=$1 labels=${2:-} status=0
@@ -149,15 +149,15 @@ kd_ctest() {
   fi
   if [[ -n "$variant" ]]; then named=(--variant "$variant"); fi
   # gtest/, ctest-junit.xml and ctest-tests.json: where older runs left the raw results.
-  rm -rf "$raw/gtest-xml" "$reports/cases" "$reports/gtest" "$reports/ctest-junit.xml" \
+  rm -rf "$raw/case-records" "$reports/cases" "$reports/gtest" "$reports/ctest-junit.xml" \
     "$reports/ctest-tests.json"
-  mkdir -p "$raw/gtest-xml" "$reports"
+  mkdir -p "$raw/case-records" "$reports"
   local which=${variant:-own}
   echo "ci: testing the $which libtorch ($build/)"
   ctest --test-dir "$build" "${filter[@]}" -j "$(kd_jobs)" "${spec[@]}" \
     --output-on-failure --output-junit "$raw/ctest-junit.xml" || status=$?
   ctest --test-dir "$build" "${filter[@]}" --show-only=json-v1 >"$raw/ctest-tests.json"
-  "$build/reporting/kernodeck-junit" publish --reports "$reports" --gtest-xml "$raw/gtest-xml" \
+  "$build/reporting/kernodeck-junit" publish --reports "$reports" --case-records "$raw/case-records" \
     --ctest-junit "$raw/ctest-junit.xml" --ctest-tests "$raw/ctest-tests.json" "${named[@]}" \
     --causes "$build/causes.json" --source-root "$PWD" --machine-path "$(realpath "$build")" ||
     status=1

@@ -82,10 +82,10 @@ elif ! grep -q "does not validate against junit-10.xsd" "$tmp/err"; then
 fi
 
 # --- a run whose case skips without a reason fails kd_ctest, even after || -----------------
-# A CTest project whose one GoogleTest-shaped test leaves XML with a bare skip.
-mkdir -p build/gtest-xml
+# A CTest project whose one GoogleTest-shaped test leaves a record with a bare skip.
+mkdir -p build/case-records
 cat >build/CTestTestfile.cmake <<EOF
-add_test(quiet.run/skips /bin/sh -c "printf '%s' '<testsuites><testsuite name=\"quiet\"><testcase name=\"run/skips\" result=\"skipped\"><skipped message=\"\"/></testcase></testsuite></testsuites>' >$tmp/build/gtest-xml/quiet.xml")
+add_test(quiet.run/skips /bin/sh -c "printf '%s' '{\"name\": \"quiet.run/skips\", \"ended\": true, \"skipped\": true, \"skip\": \"\"}' >$tmp/build/case-records/quiet.json")
 EOF
 status=0
 KERNODECK_JOBS=1 kd_ctest "" >"$tmp/out" 2>&1 || status=$?

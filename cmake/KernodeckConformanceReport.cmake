@@ -3,14 +3,14 @@
 # (a label, a name filter, any -j) leaves reports/junit.xml, summary.md and index.html of exactly
 # those cases:
 #
-#   cmake -DSTEP=start  -DREPORTS=DIR -DXML=DIR -P KernodeckConformanceReport.cmake
-#     empties XML (GoogleTest's XML of each case, in the build tree) and REPORTS/cases before
-#     the first case runs;
-#   cmake -DSTEP=report -DREPORTS=DIR -DXML=DIR -DJUNIT=kernodeck-junit -DSOURCE=DIR
+#   cmake -DSTEP=start  -DREPORTS=DIR -DRECORDS=DIR -P KernodeckConformanceReport.cmake
+#     empties RECORDS (the record of each case, contract/case_record.hpp, in the build tree) and
+#     REPORTS/cases before the first case runs;
+#   cmake -DSTEP=report -DREPORTS=DIR -DRECORDS=DIR -DJUNIT=kernodeck-junit -DSOURCE=DIR
 #         [-DVARIANT=NAME] [-DBUILD=DIR] [-DCAUSES=FILE] -P KernodeckConformanceReport.cmake
 #     after the last, publishes the run with `kernodeck-junit publish` (reporting/publish.hpp),
-#     the one pipeline ci/common.sh's kd_ctest runs too: the cases' GoogleTest XML and their
-#     ".started" marks become REPORTS/junit.xml, summary.md and index.html with the certificate
+#     the one pipeline ci/common.sh's kd_ctest runs too: the cases' records become
+#     REPORTS/junit.xml, summary.md and index.html with the certificate
 #     of REPORTS/cases (the commit git tells for SOURCE, KERNODECK_EXPECT_GPU, TMPDIR hidden)
 #     and each failed case's cause from CAUSES (the build's causes.json, kernodeck-causes --json);
 #     then the pipeline says that the report validates against junit-10.xsd (in-process: no
@@ -21,7 +21,7 @@
 # ci/common.sh's kd_ctest excludes these two tests and publishes from CTest's own JUnit instead.
 cmake_minimum_required(VERSION 3.22)
 
-foreach(required REPORTS XML)
+foreach(required REPORTS RECORDS)
   if(NOT ${required})
     message(FATAL_ERROR "${required} is required")
   endif()
@@ -29,9 +29,9 @@ endforeach()
 
 if(STEP STREQUAL "start")
   # gtest/, ctest-junit.xml and ctest-tests.json are where older builds left the raw results.
-  file(REMOVE_RECURSE "${XML}" "${REPORTS}/cases" "${REPORTS}/gtest" "${REPORTS}/ctest-junit.xml"
+  file(REMOVE_RECURSE "${RECORDS}" "${REPORTS}/cases" "${REPORTS}/gtest" "${REPORTS}/ctest-junit.xml"
        "${REPORTS}/ctest-tests.json")
-  file(MAKE_DIRECTORY "${XML}" "${REPORTS}/cases")
+  file(MAKE_DIRECTORY "${RECORDS}" "${REPORTS}/cases")
   return()
 elseif(NOT STEP STREQUAL "report")
   message(FATAL_ERROR "STEP must be start or report, not '${STEP}'")
@@ -43,7 +43,7 @@ foreach(required JUNIT SOURCE)
   endif()
 endforeach()
 
-set(args publish --reports "${REPORTS}" --gtest-xml "${XML}" --source-root "${SOURCE}")
+set(args publish --reports "${REPORTS}" --case-records "${RECORDS}" --source-root "${SOURCE}")
 if(VARIANT)
   list(APPEND args --variant "${VARIANT}")
 endif()

@@ -37,9 +37,9 @@ namespace kdh {
 using nlohmann::json;
 
 // Where a case is written: the constructor's default records its caller's file and line, so
-// GoogleTest's XML and listing point at the case's own declaration. A helper that makes cases
-// takes a `Where where = Where::here()` of its own and passes it on, so that its cases point at
-// their call.
+// the case's record and GoogleTest's listing point at its own declaration. A helper that makes
+// cases takes a `Where where = Where::here()` of its own and passes it on, so that its cases point
+// at their call.
 struct Where {
   const char* file;
   int line;

@@ -1,6 +1,6 @@
 // Registers a layer's table of cases with GoogleTest, each case as a test of its own with its own
-// file and line (testing::RegisterTest), so that GoogleTest's XML and listing point at the case's
-// declaration, whether it was written in the table, in a loop or by a helper. A suite file lists
+// file and line (testing::RegisterTest), so that the case's record and GoogleTest's listing point
+// at the case's declaration, whether it was written in the table, in a loop or by a helper. A suite file lists
 // its cases and says:
 //
 //   KERNODECK_LAYER(output, output_cases());

@@ -4,21 +4,21 @@ what a dashboard would show of the sample cases: every count, name, verdict and 
 usage: consumer_check.py sample REPORT     the sample, published without a variant
        consumer_check.py variants REPORT   the sample published with --variant a and with
                                            --variant b, then the two merged (--merge)
-       consumer_check.py certified REPORT SUMMARY GTEST_XML
+       consumer_check.py certified REPORT SUMMARY RECORDS
                                            the sample published as a certificate (the check's
                                            reports, --source-root, --hide-prefix) and its
                                            summary.md;
-                                           GTEST_XML: GoogleTest's XML of the run, where
-                                           each case's declaration must come from
+                                           RECORDS: the folder of the cases' records of the
+                                           run, where each case's declaration must come from
 
 Run by consumer_test.sh with the Python of the tools venv, where ./ci/setup --junit-consumer
 installs junitparser.
 """
 
+import json
 import pathlib
 import re
 import sys
-import xml.etree.ElementTree as ET
 
 from junitparser import Attr, Error, Failure, JUnitXml, Skipped, SystemOut
 
@@ -237,21 +237,20 @@ PROPERTIES = [
 MACHINE_PATH = re.compile(r"(?<![\w<])/(?:tmp|work|root|home)/")
 
 
-def gtest_places(gtest_dir):
-    """The line GoogleTest recorded for each case in its XML, by full name."""
+def recorded_places(records_dir):
+    """The line each case's record gives for it, by full name."""
     places = {}
-    for xml in pathlib.Path(gtest_dir).rglob("*.xml"):
-        for suite in ET.parse(xml).getroot().iter("testsuite"):
-            for case in suite.iter("testcase"):
-                if case.get("line"):
-                    places[f"{suite.get('name')}.{case.get('name')}"] = case.get("line")
+    for path in pathlib.Path(records_dir).rglob("*.json"):
+        record = json.loads(path.read_text())
+        if record.get("line"):
+            places[record["name"]] = str(record["line"])
     return places
 
 
-def check_declarations(cases, gtest_dir):
-    """Where each case is declared: where GoogleTest recorded it (its XML's file and line, or
-    for a case that died before writing one, its ".started" mark), never a table's text."""
-    declared = gtest_places(gtest_dir)
+def check_declarations(cases, records_dir):
+    """Where each case is declared: where GoogleTest says it is, as the case's record gives it
+    (written when it starts, so also for a case that died), never a table's text."""
+    declared = recorded_places(records_dir)
     where = {name: f"Case declared at reporting/sample_cases.cpp:{declared[name]}"
              for name in ("cli.run/report_mismatch", "cli.run/needs_gpu", "probe.run/healthy")}
     expect(where["cli.run/report_mismatch"] != where["cli.run/needs_gpu"],
@@ -292,7 +291,7 @@ def check_summary(summary_path):
     expect(MACHINE_PATH.search(summary) is None, "summary: a path of this machine")
 
 
-def check_certified(path, summary_path, gtest_dir):
+def check_certified(path, summary_path, records_dir):
     report, suites = read(path)
     expect(report.tests == 13, f"tests {report.tests}")
     expect(report.failures == 3, f"failures {report.failures}")
@@ -335,7 +334,7 @@ def check_certified(path, summary_path, gtest_dir):
             first = (result.text or "").split("\n")[0]
             expect(first == result.message, f"{name}: body starts {first!r}, message "
                                             f"{result.message!r}")
-    check_declarations(cases, gtest_dir)
+    check_declarations(cases, records_dir)
     with open(path, encoding="utf-8") as f:
         xml = f.read()
     leak = MACHINE_PATH.search(xml)
@@ -353,7 +352,7 @@ def main(argv):
         return 0
     checks = {"sample": check_sample, "variants": check_variants}
     if len(argv) != 3 or argv[1] not in checks:
-        print(f"usage: {argv[0]} sample|variants REPORT | certified REPORT SUMMARY GTEST_XML",
+        print(f"usage: {argv[0]} sample|variants REPORT | certified REPORT SUMMARY RECORDS",
               file=sys.stderr)
         return 2
     checks[argv[1]](argv[2])

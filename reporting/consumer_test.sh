@@ -45,17 +45,17 @@ sample=$(realpath "$sample") tool=$(realpath "$tool") xsd=$(realpath "$xsd")
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-project=$work/project gx=$work/gtest-xml
-mkdir -p "$project" "$gx"
+project=$work/project records=$work/case-records
+mkdir -p "$project" "$records"
 bash_path=$(command -v bash)
 
-# The same command line gtest_discover_tests(XML_OUTPUT_DIR) generates, so the XML lands in
-# subfolders exactly as it does for the suites.
+# The same command line gtest_discover_tests generates for the suites (their EXTRA_ARGS), so the
+# records land in subfolders exactly as theirs do.
 gtest_test() {
   local name=$1 extra=${2:-}
   cat >>"$project/CTestTestfile.cmake" <<EOF
 add_test([=[$name]=] "$sample" "--gtest_filter=$name" "--gtest_also_run_disabled_tests"
-         "--gtest_output=xml:$gx/$name.xml")
+         "--case-records=$records")
 set_tests_properties([=[$name]=] PROPERTIES SKIP_REGULAR_EXPRESSION [=[\[  SKIPPED \]]=] $extra)
 EOF
 }
@@ -100,7 +100,7 @@ publish() {
   "$tool" publish --reports "$reports" --source-root "$source_root" \
     --no-machine-scan "read by the consumers, held against this machine by junit.publish" "$@"
 }
-run=(--ctest-junit "$work/ctest-junit.xml" --gtest-xml "$gx" --ctest-tests "$work/ctest-tests.json")
+run=(--ctest-junit "$work/ctest-junit.xml" --case-records "$records" --ctest-tests "$work/ctest-tests.json")
 
 summary=$(publish "$work/plain" "${run[@]}" --title sample 2>"$work/plain.err") ||
   { cat "$work/plain.err" >&2; echo "junit.consumer: FAILED: publish failed" >&2; exit 1; }
@@ -168,7 +168,7 @@ if ! xmllint --noout --schema "$xsd" "$work/certified/junit.xml"; then
   echo "junit.consumer: FAILED: the certified report does not validate against junit-10.xsd" >&2
   exit 1
 fi
-"$python" "$checker" certified "$work/certified/junit.xml" "$work/certified/summary.md" "$gx"
+"$python" "$checker" certified "$work/certified/junit.xml" "$work/certified/summary.md" "$records"
 
 # Two build variants certified in separate CTest runs end in one report: the same run published
 # with --variant a and --variant b, then merged.

@@ -87,7 +87,7 @@ usage "no verb" --expect n1.0
 usage "the old --fleet form" --fleet "$work/reports" --expect n1.0
 usage "fleet without --expect" fleet "$work/reports"
 usage "fleet without its folder" fleet --expect n1.0
-usage "--expect with publish" publish --reports "$work" --source-root "$work" --gtest-xml "$work" --expect n1.0
+usage "--expect with publish" publish --reports "$work" --source-root "$work" --case-records "$work" --expect n1.0
 usage "fleet with --merge" fleet "$work/reports" --expect n1.0 --merge "$work/junit.xml"
 usage "fleet with --cases" fleet "$work/reports" --expect n1.0 --cases "$work/reports"
 status=0

@@ -26,17 +26,16 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/gtest" "$work/cases" "$work/browser"
+mkdir -p "$work/records" "$work/cases" "$work/browser"
 failed=0
 fail() {
   echo "junit.html: FAILED: $*" >&2
   failed=1
 }
 
-# The sample cases, each with its own GoogleTest XML (as gtest_discover_tests runs them).
+# The sample cases, each leaving its record (as the suites' cases do).
 for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run/healthy; do
-  "$sample" "--gtest_filter=$name" "--gtest_output=xml:$work/gtest/${name//\//_}.xml" \
-    >/dev/null 2>&1 || true
+  "$sample" "--gtest_filter=$name" "--case-records=$work/records" >/dev/null 2>&1 || true
 done
 # The check's report of one case, by the real probe: the environment's facts, and a warning
 # of the application stage, which leaves the case passed.
@@ -59,7 +58,7 @@ cat >"$work/cases/cli.report_mismatch.json" <<'EOF'
 EOF
 
 # The work folder as the reports folder: its cases/ the check's reports, index.html the page.
-counts=$(KERNODECK_EXPECT_GPU=1 "$tool" publish --reports "$work" --gtest-xml "$work/gtest" \
+counts=$(KERNODECK_EXPECT_GPU=1 "$tool" publish --reports "$work" --case-records "$work/records" \
   --title html-sample --variant sample --commit 0123abcd --source-root "$source_root" \
   --hide-prefix "$work" --causes "$causes" \
   --no-machine-scan "the work folder holds the browser's profile" 2>"$work/junit.err")

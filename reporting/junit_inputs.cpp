@@ -6,33 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <limits>
-#include <set>
 #include <system_error>
 #include <utility>
 
-#include "util/text.hpp"
-
 namespace kd::junit {
-namespace {
-
-bool is_started_mark(const std::filesystem::path& path) {
-  const std::string file = path.filename().string();
-  const std::string suffix = kStartedSuffix;
-  return file.size() > suffix.size() &&
-         file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::vector<StartedCase> read_started_mark(const std::filesystem::path& path) {
-  const std::string text = read_input(path.string(), "GoogleTest output");
-  std::vector<StartedCase> cases;
-  for (std::string_view line : split_lines(text)) {
-    if (std::optional<StartedCase> c = parse_started_line(trim(line))) cases.push_back(*c);
-  }
-  return cases;
-}
-
-}  // namespace
 
 // ---- CTest's JUnit ---------------------------------------------------------------------------
 
@@ -92,125 +69,52 @@ CtestRun parse_ctest_junit(const std::string& xml) {
   return run;
 }
 
-// ---- GoogleTest's XML ------------------------------------------------------------------------
+// ---- The cases' records -----------------------------------------------------------------------
 
-std::vector<GtestCase> parse_gtest_xml(const std::string& xml, const std::string& source) {
-  const XmlDoc doc = parse_xml(xml, source);
-  const xmlNode* root = root_of(doc);
-  if (!is_element(root, "testsuites")) return {};
-
-  std::vector<GtestCase> cases;
-  for (const xmlNode* suite : children(root, "testsuite")) {
-    for (const xmlNode* tc : children(suite, "testcase")) {
-      // A case GoogleTest listed but did not run carries no verdict.
-      if (attr(tc, "status") == "notrun" || attr(tc, "result") == "suppressed") continue;
-      GtestCase c;
-      c.suite = attr(suite, "name");
-      if (c.suite.empty()) c.suite = attr(tc, "classname");
-      c.name = attr(tc, "name");
-      if (c.suite.empty() || c.name.empty()) continue;
-      c.source = source;
-      c.timestamp = attr(tc, "timestamp");
-      c.time = parse_double(attr(tc, "time"));
-      c.file = attr(tc, "file");
-      c.line = static_cast<int>(std::min(parse_double(attr(tc, "line")), 1e9));
-      if (c.file.empty() || c.line <= 0) {
-        c.file.clear();
-        c.line = 0;
-      }
-      const std::string param = attr(tc, "value_param");
-      if (const std::size_t at = param.find(" guards: "); at != std::string::npos)
-        c.promise = param.substr(at + 9);
-      if (c.timestamp.empty()) c.timestamp = attr(suite, "timestamp");
-      if (c.timestamp.empty()) c.timestamp = attr(root, "timestamp");
-      for (const xmlNode* f : children(tc, "failure")) {
-        std::string text = all_text(f);
-        if (trim(text).empty()) text = attr(f, "message");
-        if (trim(text).empty()) text = "(GoogleTest recorded a failure without text)";
-        c.failures.push_back(std::move(text));
-      }
-      const xmlNode* skip = child(tc, "skipped");
-      c.skipped = attr(tc, "result") == "skipped" || skip != nullptr;
-      if (skip) {
-        c.skip_text = all_text(skip);
-        if (trim(c.skip_text).empty()) c.skip_text = attr(skip, "message");
-      }
-      cases.push_back(std::move(c));
-    }
-  }
-  return cases;
+void CaseRecords::add(CaseRecord record, std::string source) {
+  const auto it = entries_.find(record.name);
+  if (it != entries_.end() && record.started < it->second.record.started) return;
+  std::string key = record.name;
+  entries_[std::move(key)] = Entry{std::move(record), std::move(source)};
 }
 
-void GtestIndex::add(GtestCase c) {
-  std::string key = c.full_name();
-  auto it = cases_.find(key);
-  if (it == cases_.end()) {
-    cases_.emplace(std::move(key), std::move(c));
-  } else if (c.timestamp > it->second.timestamp) {
-    it->second = std::move(c);
-  }
+const CaseRecords::Entry* CaseRecords::find(const std::string& name) const {
+  const auto it = entries_.find(name);
+  return it == entries_.end() ? nullptr : &it->second;
 }
 
-void GtestIndex::add_started(StartedCase c) {
-  std::string key = c.name;
-  started_[std::move(key)] = std::move(c);
-}
-
-const GtestCase* GtestIndex::find(const std::string& full_name) const {
-  auto it = cases_.find(full_name);
-  return it == cases_.end() ? nullptr : &it->second;
-}
-
-std::string GtestIndex::declared(const std::string& full_name) const {
-  if (const GtestCase* c = find(full_name); c != nullptr && !c->file.empty())
-    return declaration(c->file, c->line);
-  const auto mark = started_.find(full_name);
-  return mark == started_.end() ? "" : declaration(mark->second.file, mark->second.line);
-}
-
-std::string declaration(const std::string& file, int line) {
-  return file.empty() || line <= 0 ? "" : file + ":" + std::to_string(line);
-}
-
-GtestIndex load_gtest_dir(const std::filesystem::path& dir, std::vector<std::string>& warnings) {
+CaseRecords load_records(const std::filesystem::path& dir, std::vector<std::string>& warnings) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw InputError("GoogleTest XML folder " + dir.string() + " does not exist");
-  GtestIndex index;
+    throw InputError("case records folder " + dir.string() + " does not exist");
+  CaseRecords records;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
     const fs::path& path = it->path();
-    const bool mark = is_started_mark(path);
-    if ((path.extension() != ".xml" && !mark) || !it->is_regular_file(ec)) continue;
-    try {
-      if (mark) {
-        for (StartedCase& c : read_started_mark(path)) index.add_started(std::move(c));
-      } else {
-        const std::string xml = read_input(path.string(), "GoogleTest output");
-        for (GtestCase& c : parse_gtest_xml(xml, path.string())) index.add(std::move(c));
-      }
-    } catch (const InputError& e) {
-      warnings.push_back(std::string("ignored ") + e.what());
+    if (path.extension() != ".json" || !it->is_regular_file(ec)) continue;
+    std::optional<CaseRecord> record =
+        kdh::parse_record(read_input(path.string(), "case record"));
+    if (record) {
+      records.add(std::move(*record), path.string());
+    } else {
+      warnings.push_back("ignored " + path.string() + ": not a case record");
     }
   }
-  return index;
+  return records;
 }
 
 // ---- A run without CTest's JUnit ------------------------------------------------------------
 
-CtestRun run_from_started(const GtestIndex& gtest) {
-  std::set<std::string> names;
-  for (const auto& [name, c] : gtest.cases()) names.insert(name);
-  for (const auto& [name, c] : gtest.started()) names.insert(name);
+CtestRun run_from_records(const CaseRecords& records) {
   CtestRun run;
-  for (const std::string& name : names) {
+  for (const auto& [name, entry] : records.entries()) {
     CtestCase c;
     c.name = name;
     c.status = CtestStatus::Started;
-    if (const GtestCase* g = gtest.find(name)) c.time = g->time;
+    c.time = entry.record.time;
     run.cases.push_back(std::move(c));
   }
   return run;

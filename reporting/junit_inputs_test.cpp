@@ -1,14 +1,12 @@
-// Covers junit_inputs.hpp: what is read of CTest's JUnit, GoogleTest's XML, the marks of the
-// cases that started and CTest's test list, and what is refused.
+// Covers junit_inputs.hpp: what is read of CTest's JUnit, the cases' records
+// (contract/case_record.hpp) and CTest's test list, and what is refused.
 #include "junit_inputs.hpp"
 #include "junit_verdict.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,82 +36,69 @@ TEST(JunitCtestInput, RefusesWhatIsNotCtestJunit) {
   EXPECT_THROW(parse_ctest_junit("<report/>"), InputError);
 }
 
-TEST(JunitGtestInput, JoinsCdataPiecesAndReadsSkips) {
-  // GoogleTest's own way of writing "]]>" inside a message.
-  const std::string xml = R"xml(<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="3" name="AllTests" timestamp="2026-03-01T10:00:01.000">
-  <testsuite name="cli" tests="3">
-    <testcase name="run/bad" status="run" result="completed" classname="cli"
-        timestamp="2026-03-01T10:00:01.100">
-      <failure message="x.cpp:3&#x0A;Failed&#x0A;a ]]&gt; b" type=""><![CDATA[x.cpp:3
-Failed
-a ]]>]]&gt;<![CDATA[ b]]></failure>
-    </testcase>
-    <testcase name="run/gpu" status="run" result="skipped" classname="cli">
-      <skipped message="x.cpp:9&#x0A;no GPU"><![CDATA[x.cpp:9
-no GPU]]></skipped>
-    </testcase>
-    <testcase name="DISABLED_run/off" status="notrun" result="suppressed" classname="cli"/>
-  </testsuite>
-</testsuites>)xml";
-  auto cases = parse_gtest_xml(xml, "x.xml");
-  ASSERT_EQ(cases.size(), 2u);
-  EXPECT_EQ(cases[0].full_name(), "cli.run/bad");
-  ASSERT_EQ(cases[0].failures.size(), 1u);
-  EXPECT_EQ(cases[0].failures[0], "x.cpp:3\nFailed\na ]]> b");
-  EXPECT_EQ(cases[0].timestamp, "2026-03-01T10:00:01.100");
-  EXPECT_TRUE(cases[1].skipped);
-  EXPECT_EQ(cases[1].skip_text, "x.cpp:9\nno GPU");
-  EXPECT_EQ(cases[1].timestamp, "2026-03-01T10:00:01.000");
+// What a case writes when it ends, read back whole: its failures keep their lines and any
+// character, its skip and place as GoogleTest gave them.
+TEST(JunitCaseRecords, ARecordReadsBackAsItWasWritten) {
+  CaseRecord written;
+  written.name = "cli.run/bad";
+  written.file = "suites/cli_cases.cpp";
+  written.line = 84;
+  written.promise = "a bad option is refused";
+  written.started = "2026-03-01T10:00:01";
+  written.ended = true;
+  written.failures = {"x.cpp:3\nFailed\na ]]> b <&> \x07", "x.cpp:4\nagain"};
+  written.skip = "x.cpp:9\nno GPU";
+  written.time = 0.25;
+  const std::optional<CaseRecord> read = kdh::parse_record(kdh::record_text(written));
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->name, written.name);
+  EXPECT_EQ(read->declared(), "suites/cli_cases.cpp:84");
+  EXPECT_EQ(read->promise, written.promise);
+  EXPECT_EQ(read->started, written.started);
+  EXPECT_TRUE(read->ended);
+  EXPECT_EQ(read->failures, written.failures);
+  EXPECT_EQ(read->skip, written.skip);
+  EXPECT_DOUBLE_EQ(read->time, 0.25);
+
+  // A case that started and never came back: its place and promise, no verdict.
+  const std::optional<CaseRecord> started = kdh::parse_record(
+      R"({"name": "cli.run/crash", "file": "suites/cli_cases.cpp", "line": 130,)"
+      R"( "started": "2026-03-01T10:00:02", "ended": false, "failures": ["ignored"]})");
+  ASSERT_TRUE(started.has_value());
+  EXPECT_FALSE(started->ended);
+  EXPECT_TRUE(started->failures.empty());
+  EXPECT_EQ(started->declared(), "suites/cli_cases.cpp:130");
+  // A place without a line is none; what is not a record is refused.
+  EXPECT_EQ(kdh::parse_record(R"({"name": "x.y", "file": "a.cpp", "line": "zero"})")->declared(),
+            "");
+  EXPECT_FALSE(kdh::parse_record(R"({"file": "a.cpp"})").has_value());
+  EXPECT_FALSE(kdh::parse_record("{\"name\": \"cli.run/ha").has_value());
+  EXPECT_FALSE(kdh::parse_record("[]").has_value());
 }
 
-TEST(JunitGtestInput, EachCaseIsDeclaredWhereGoogleTestSays) {
-  // GoogleTest 1.12 writes file and line on every <testcase>: a TEST_P's for its instances,
-  // what RegisterTest was given for a case registered by a helper or a loop.
-  const auto cases = parse_gtest_xml(R"(<testsuites><testsuite name="cli">
-  <testcase name="run/a" file="/src/suites/cli_cases.cpp" line="84" result="completed"/>
-  <testcase name="run/b" file="/src/suites/cli_cases.cpp" line="117" result="completed"/>
-  <testcase name="run/c" result="completed"/>
-  <testcase name="run/d" file="/src/x.cpp" line="zero" result="completed"/>
-</testsuite></testsuites>)",
-                                     "x.xml");
-  ASSERT_EQ(cases.size(), 4u);
-  EXPECT_EQ(cases[0].file, "/src/suites/cli_cases.cpp");
-  EXPECT_EQ(cases[0].line, 84);
-  EXPECT_EQ(cases[1].line, 117);
-  EXPECT_EQ(cases[2].file, "");
-  EXPECT_EQ(cases[3].file, "");  // a place without a line is none
-  EXPECT_EQ(cases[3].line, 0);
-  GtestIndex index;
-  for (const GtestCase& c : cases) index.add(c);
-  EXPECT_EQ(index.declared("cli.run/b"), "/src/suites/cli_cases.cpp:117");
-  EXPECT_EQ(index.declared("cli.run/c"), "");
-  // A case without XML is placed by its ".started" mark; its XML, when there is one, wins.
-  index.add_started({"cli.run/crash", "/src/suites/cli_cases.cpp", 130});
-  index.add_started({"cli.run/a", "/elsewhere.cpp", 1});
-  EXPECT_EQ(index.declared("cli.run/crash"), "/src/suites/cli_cases.cpp:130");
-  EXPECT_EQ(index.declared("cli.run/a"), "/src/suites/cli_cases.cpp:84");
-  EXPECT_EQ(index.declared("cli.run/unknown"), "");
-}
-
-TEST(JunitGtestInput, FolderIsIndexedByContentRecursively) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("kd-junit-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir / "cli.run");
-  std::ofstream(dir / "cli.run" / "renamed.xml")
-      << R"(<testsuites><testsuite name="cli"><testcase name="run/ok" result="completed"/>)"
-      << "</testsuite></testsuites>";
-  std::ofstream(dir / "broken.xml") << "<testsuites><testsuite";
-  std::ofstream(dir / "other.xml") << "<coverage/>";
+TEST(JunitCaseRecords, TheFolderIsReadRecursivelyAndTheLaterStartWins) {
+  Scratch scratch("records");
+  auto text = [](const std::string& name, const std::string& started) {
+    CaseRecord r;
+    r.name = name;
+    r.started = started;
+    r.ended = true;
+    return kdh::record_text(r);
+  };
+  scratch.write("cli.run/ok.json", text("cli.run/ok", "2026-03-01T10:00:01"));
+  // The same case's record, left elsewhere by an older run.
+  scratch.write("old/ok.json", text("cli.run/ok", "2026-03-01T09:00:00"));
+  scratch.write("broken.json", "{\"name\": \"cli.run/half");
+  scratch.write("notes.txt", "cli.run/unselected\n");
   std::vector<std::string> warnings;
-  GtestIndex index = load_gtest_dir(dir, warnings);
-  fs::remove_all(dir);
-  EXPECT_EQ(index.size(), 1u);
-  EXPECT_NE(index.find("cli.run/ok"), nullptr);
+  const CaseRecords records = load_records(scratch.dir, warnings);
+  EXPECT_EQ(records.size(), 1u);
+  ASSERT_NE(records.find("cli.run/ok"), nullptr);
+  EXPECT_EQ(records.find("cli.run/ok")->record.started, "2026-03-01T10:00:01");
+  EXPECT_EQ(records.find("cli.run/ok")->source, (scratch.dir / "cli.run/ok.json").string());
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("broken.xml"), std::string::npos);
-  EXPECT_THROW(load_gtest_dir(dir, warnings), InputError);
+  EXPECT_NE(warnings[0].find("broken.json"), std::string::npos);
+  EXPECT_THROW(load_records(scratch.dir / "absent", warnings), InputError);
 }
 
 TEST(JunitTestList, TellsGtestTestsTimeoutsAndWillFail) {
@@ -139,46 +124,40 @@ TEST(JunitTestList, TellsGtestTestsTimeoutsAndWillFail) {
   EXPECT_THROW(parse_ctest_tests_json("not json"), InputError);
 }
 
-// A plain `ctest` run's cleanup test sees only what the cases left: GoogleTest's XML and the
-// ".started" marks. Every case that left either is in the report with GoogleTest's verdict;
-// one that started and left no verdict is an error; nothing else is.
+// A plain `ctest` run's cleanup test sees only what the cases left: their records. Every case
+// that left one is in the report with the verdict it recorded; one whose record never ended is
+// an error; nothing else is.
 TEST(JunitStartedRun, EveryCaseThatStartedHasItsVerdictAndOneWithoutIsAnError) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("kd-junit-started-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir / "cli.run");
-  auto write = [](const fs::path& path, const std::string& text) {
-    std::ofstream(path) << text;
+  Scratch scratch("started");
+  auto write = [&scratch](const std::string& name, bool ended,
+                          const std::vector<std::string>& failures = {},
+                          const std::string& skip = "") {
+    CaseRecord r;
+    r.name = name;
+    r.file = "suites/cli_cases.cpp";
+    r.line = name == "cli.run/crash" ? 130 : 84;
+    r.started = "2026-03-01T10:00:01";
+    r.ended = ended;
+    r.failures = failures;
+    r.skipped = !skip.empty();
+    r.skip = skip;
+    r.time = 0.25;
+    scratch.write(kdh::record_file(name), kdh::record_text(r));
   };
-  auto gtest_xml = [](const std::string& name, const std::string& inner) {
-    return R"(<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="1" timestamp="2026-03-01T10:00:01"><testsuite name="cli" tests="1">
-<testcase name=")" + name + R"(" file="/src/suites/cli_cases.cpp" line="84" status="run" )" +
-           R"(result="completed" time="0.25" classname="cli">)" +
-           inner + "</testcase></testsuite></testsuites>\n";
-  };
-  write(dir / "cli.run/ok.xml", gtest_xml("run/ok", ""));
-  // A mark an older build wrote names the case only.
-  write(dir / "cli.run/ok.xml.started", "cli.run/ok\n");
-  write(dir / "cli.run/bad.xml",
-        gtest_xml("run/bad", R"(<failure message="x"><![CDATA[a.cpp:3
-expected no_gpu]]></failure>)"));
-  write(dir / "cli.run/bad.xml.started", "cli.run/bad\t/src/suites/cli_cases.cpp:84\n");
-  write(dir / "cli.run/gpu.xml",
-        gtest_xml("run/gpu", R"(<skipped message="no GPU"><![CDATA[no GPU]]></skipped>)"));
-  // Started and never finished: no XML, and its place only in its mark.
-  write(dir / "cli.run/crash.xml.started", "cli.run/crash\t/src/suites/cli_cases.cpp:130\n");
-  // A file that is neither mark nor XML says nothing.
-  write(dir / "cli.run/notes.txt", "cli.run/unselected\n");
+  write("cli.run/ok", true);
+  write("cli.run/bad", true, {"a.cpp:3\nexpected no_gpu"});
+  write("cli.run/gpu", true, {}, "no GPU");
+  // Started and never finished.
+  write("cli.run/crash", false);
+  // A file that is not a record says nothing.
+  scratch.write("cli.run/notes.txt", "cli.run/unselected\n");
 
   std::vector<std::string> warnings;
-  const GtestIndex index = load_gtest_dir(dir, warnings);
-  const CtestRun run = run_from_started(index);
+  const CaseRecords records = load_records(scratch.dir, warnings);
+  const CtestRun run = run_from_records(records);
   EXPECT_TRUE(warnings.empty());
   std::map<std::string, TestInfo> infos;
-  const Report report = convert(run, index, infos, "t");
-  fs::remove_all(dir);
+  const Report report = convert(run, records, infos, "t");
 
   ASSERT_EQ(report.suites.size(), 1u);
   std::map<std::string, ReportCase> by_id;
@@ -195,8 +174,8 @@ expected no_gpu]]></failure>)"));
   EXPECT_EQ(by_id.at("crash").type, "crash");
   EXPECT_NE(by_id.at("crash").message.find("GoogleTest recorded no verdict"), std::string::npos)
       << by_id.at("crash").message;
-  EXPECT_EQ(by_id.at("crash").declared, "/src/suites/cli_cases.cpp:130");
-  EXPECT_EQ(by_id.at("ok").declared, "/src/suites/cli_cases.cpp:84");
+  EXPECT_EQ(by_id.at("crash").declared, "suites/cli_cases.cpp:130");
+  EXPECT_EQ(by_id.at("ok").declared, "suites/cli_cases.cpp:84");
   const Counts counts = report.counts();
   EXPECT_EQ(counts.tests, 4u);
   EXPECT_EQ(counts.passed, 1u);

@@ -29,11 +29,12 @@ struct ReportCase {
   std::string message;  // one line
   std::string body;     // the full text a reviewer reads
   std::string system_out;
-  // What the case guards (GtestCase::promise); written as the first line of <system-out>,
-  // "Promise: <promise>", for every verdict, so that a dashboard and the HTML page show it.
+  // What the case guards (its record's promise, contract/case_record.hpp); written as the first
+  // line of <system-out>, "Promise: <promise>", for every verdict, so that a dashboard and the
+  // HTML page show it.
   std::string promise = {};
-  // Where GoogleTest says the case is declared, "<file>:<line>" (GtestCase::file and line, or
-  // the case's ".started" mark); empty when GoogleTest recorded none. localize() makes it
+  // Where GoogleTest says the case is declared, "<file>:<line>" (its record's file and line);
+  // empty when the record has none. localize() makes it
   // relative and adds "Case declared at <it>" to the body of each skip, failure and error.
   std::string declared = {};
   // What the check noticed without failing, as its report of the case says (its `warnings`), one

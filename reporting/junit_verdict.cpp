@@ -23,13 +23,13 @@ std::optional<long long> parse_timestamp(const std::string& text) {
   return static_cast<long long>(::timegm(&when));
 }
 
-// A file written before this CTest run began belongs to an earlier run; using it would show
+// A record written before this CTest run began belongs to an earlier run; using it would show
 // an old verdict for a test that crashed this time. One second of slack covers CTest's
 // whole-second timestamp.
-bool is_stale(const GtestCase& g, const CtestRun& run) {
+bool is_stale(const CaseRecord& record, const CtestRun& run) {
   auto run_start = parse_timestamp(run.timestamp);
-  auto written = parse_timestamp(g.timestamp);
-  return run_start && written && *written + 1 < *run_start;
+  auto started = parse_timestamp(record.started);
+  return run_start && started && *started + 1 < *run_start;
 }
 
 // ---- verdicts --------------------------------------------------------------------------------
@@ -39,7 +39,7 @@ bool is_skip_reason(const std::string& reason) {
 }
 
 // Without --ctest-tests, GoogleTest's banner in the captured output is the evidence left by a
-// gtest program that died before writing its XML.
+// gtest program that died before its case wrote a record.
 bool output_looks_like_gtest(const std::string& output) {
   return output.find("Note: Google Test filter = ") != std::string::npos ||
          output.find("[ RUN      ] ") != std::string::npos ||
@@ -56,24 +56,27 @@ struct Draft {
   std::string long_name;  // the whole GoogleTest test name, used when case ids collide
 };
 
-// The verdict of one CTest case, weighed with GoogleTest's record of it: one
+// The verdict of one CTest case, weighed with the case's own record of it: one
 // method per CTest status. Each returns whether the case's output goes into
 // the report's system-out.
 class Decision {
  public:
-  Decision(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
+  Decision(const CtestCase& c, const CaseRecords& records, const TestInfo* info,
            const CtestRun& run)
       : c_(c), info_(info) {
     gtest_name_ = info && !info->gtest_name.empty() ? info->gtest_name : c.name;
-    g_ = gtest.find(gtest_name_);
-    r_.declared = gtest.declared(gtest_name_);
-    if (g_ && is_stale(*g_, run)) {
-      stale_note_ = "An older GoogleTest XML for this case (" + g_->source + ", " +
-                    g_->timestamp + ") was ignored: it predates this CTest run.\n";
-      g_ = nullptr;
+    const CaseRecords::Entry* entry = records.find(gtest_name_);
+    if (entry) r_.declared = entry->record.declared();
+    if (entry && is_stale(entry->record, run)) {
+      stale_note_ = "An older record of this case (" + entry->source + ", " +
+                    entry->record.started + ") was ignored: it predates this CTest run.\n";
+      entry = nullptr;
     }
-    is_gtest_ = info ? info->gtest || g_
-                     : g_ || !stale_note_.empty() || output_looks_like_gtest(c.output);
+    if (entry) r_.promise = entry->record.promise;
+    // The verdict, when the case recorded one.
+    g_ = entry && entry->record.ended ? &entry->record : nullptr;
+    is_gtest_ = info ? info->gtest || entry
+                     : entry || !stale_note_.empty() || output_looks_like_gtest(c.output);
     limit_ = info ? info->timeout : std::nullopt;
     // CTest kills at the limit and measures a little more; a few hundredths of slack.
     timed_out_ = c.status == CtestStatus::Failed && limit_ && *limit_ > 0 &&
@@ -84,7 +87,6 @@ class Decision {
   Draft decide() {
     r_.time = c_.time;
     name_case();
-    if (g_) r_.promise = g_->promise;
     bool with_output = false;
     switch (c_.status) {
       case CtestStatus::Started: with_output = started(); break;
@@ -111,7 +113,7 @@ class Decision {
       r_.name = full.substr(dot + 1);
     }
     long_name_ = r_.name;
-    // Also without evidence of GoogleTest: a test CTest could not start has no XML and may
+    // Also without evidence of GoogleTest: a test CTest could not start has no record and may
     // have no command either, yet must keep the name its layer's other cases have.
     const std::size_t slash = r_.name.rfind('/');
     if (slash != std::string::npos && slash + 1 < r_.name.size()) {
@@ -126,7 +128,7 @@ class Decision {
   bool started() {
     if (has_failures()) return fail_with_assertions("");
     if (g_) {
-      if (g_->skipped) skip_as_recorded(g_->skip_text);
+      if (g_->skipped) skip_as_recorded(g_->skip);
       return false;
     }
     r_.verdict = Verdict::Error;
@@ -152,11 +154,11 @@ class Decision {
                                   ") although GoogleTest recorded failed assertions.");
     }
     if (is_skip_reason(c_.reason)) {
-      // GoogleTest's reason: from its XML, else from what it printed (the unit tests and the
-      // self-test write no XML).
+      // GoogleTest's reason: from the case's record, else from what it printed (the unit tests
+      // and the self-test write no record).
       const std::string console_skip = g_ ? "" : console_skip_text(c_.output);
       if (g_ && g_->skipped) {
-        skip_as_recorded(g_->skip_text);
+        skip_as_recorded(g_->skip);
       } else if (!skip_reason(console_skip).empty()) {
         skip_as_recorded(console_skip);
       } else {
@@ -181,7 +183,7 @@ class Decision {
                                   "hides them.");
     }
     // No SKIP_REGULAR_EXPRESSION on this test: CTest saw exit status 0.
-    if (g_ && g_->skipped) skip_as_recorded(g_->skip_text);
+    if (g_ && g_->skipped) skip_as_recorded(g_->skip);
     return false;
   }
 
@@ -218,7 +220,7 @@ class Decision {
   // GoogleTest recorded a pass or a skip, yet CTest says the program failed.
   void failed_after_its_verdict() {
     const std::string recorded =
-        g_->skipped ? "GoogleTest recorded the case as skipped (" + skip_reason(g_->skip_text) + ")"
+        g_->skipped ? "GoogleTest recorded the case as skipped (" + skip_reason(g_->skip) + ")"
                     : "GoogleTest recorded the case as passed";
     if (timed_out_) {
       r_.type = "timeout";
@@ -254,7 +256,7 @@ class Decision {
            "have stopped it.\n";
   }
 
-  // The skip GoogleTest recorded (its XML's skip text, or the same read from its console),
+  // The skip GoogleTest recorded (the record's skip, or the same read from its console),
   // with its reason.
   void skip_as_recorded(const std::string& skip_text) {
     r_.verdict = Verdict::Skipped;
@@ -284,7 +286,7 @@ class Decision {
   const CtestCase& c_;
   const TestInfo* info_;
   std::string gtest_name_;
-  const GtestCase* g_ = nullptr;
+  const CaseRecord* g_ = nullptr;  // the record of a case that recorded its verdict
   std::string stale_note_;
   bool is_gtest_ = false;
   std::optional<double> limit_;
@@ -294,20 +296,20 @@ class Decision {
   std::string long_name_;
 };
 
-Draft decide(const CtestCase& c, const GtestIndex& gtest, const TestInfo* info,
+Draft decide(const CtestCase& c, const CaseRecords& records, const TestInfo* info,
              const CtestRun& run) {
-  return Decision(c, gtest, info, run).decide();
+  return Decision(c, records, info, run).decide();
 }
 
 }  // namespace
 
-Report convert(const CtestRun& run, const GtestIndex& gtest,
+Report convert(const CtestRun& run, const CaseRecords& records,
                const std::map<std::string, TestInfo>& infos, const std::string& title) {
   std::vector<Draft> drafts;
   drafts.reserve(run.cases.size());
   for (const CtestCase& c : run.cases) {
     auto it = infos.find(c.name);
-    drafts.push_back(decide(c, gtest, it == infos.end() ? nullptr : &it->second, run));
+    drafts.push_back(decide(c, records, it == infos.end() ? nullptr : &it->second, run));
   }
 
   // Two TEST_Ps of one layer may share a param name; their cases keep the whole test name.

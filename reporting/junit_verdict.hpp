@@ -1,8 +1,8 @@
-// Each case's verdict: CTest's status weighed with GoogleTest's record of the case. A GoogleTest
-// program that wrote no verdict crashed, was killed or timed out (an error), a plain program
-// that failed simply failed; a failed assertion is never hidden as a pass or a skip.
+// Each case's verdict: CTest's status weighed with the case's own record of it. A GoogleTest
+// program whose case recorded no verdict crashed, was killed or timed out (an error), a plain
+// program that failed simply failed; a failed assertion is never hidden as a pass or a skip.
 //
-//   Report report = convert(parse_ctest_junit(xml), load_gtest_dir(dir, warnings), infos, title);
+//   Report report = convert(parse_ctest_junit(xml), load_records(dir, warnings), infos, title);
 #pragma once
 
 #include <map>
@@ -13,16 +13,16 @@
 
 namespace kd::junit {
 
-// Which tests are GoogleTest tests matters only when a test failed and no GoogleTest verdict
-// exists: a GoogleTest program that wrote no verdict crashed, was killed or timed out (an
+// Which tests are GoogleTest tests matters only when a test failed and no recorded verdict
+// exists: a GoogleTest program that recorded no verdict crashed, was killed or timed out (an
 // error), while a plain program that failed simply failed (a failure). With `infos` (publish
 // --ctest-tests), a test is a GoogleTest test when its command holds --gtest_filter= or
 // --gtest_output= (what gtest_discover_tests and gtest_add_tests generate); its TIMEOUT tells a
 // timeout (elapsed time reached it) from a crash, and the --gtest_filter value gives the
 // GoogleTest name even under a TEST_PREFIX. `infos` may be empty: gtest tests are then
-// recognised by their XML or by GoogleTest's banner in the captured output, and a timeout
+// recognised by their record or by GoogleTest's banner in the captured output, and a timeout
 // cannot be told from a crash. CI passes --ctest-tests.
-Report convert(const CtestRun& run, const GtestIndex& gtest,
+Report convert(const CtestRun& run, const CaseRecords& records,
                const std::map<std::string, TestInfo>& infos, const std::string& title);
 
 }  // namespace kd::junit

@@ -1,4 +1,5 @@
-// Covers junit_verdict.hpp: how each CTest / GoogleTest combination becomes a verdict.
+// Covers junit_verdict.hpp: how each combination of CTest's status and the case's record becomes
+// a verdict.
 #include "junit_verdict.hpp"
 
 #include <gtest/gtest.h>
@@ -22,13 +23,13 @@ CtestCase ctest(std::string name, CtestStatus status, std::string reason = "",
   return CtestCase{std::move(name), status, std::move(reason), time, std::move(output)};
 }
 
-GtestCase gtest_case(std::string suite, std::string name) {
-  GtestCase g;
-  g.suite = std::move(suite);
-  g.name = std::move(name);
-  g.timestamp = "2026-03-01T10:00:01.250";
-  g.source = "x.xml";
-  return g;
+// The record of a case that ended, started a second into the run.
+CaseRecord record(std::string name) {
+  CaseRecord r;
+  r.name = std::move(name);
+  r.started = "2026-03-01T10:00:01";
+  r.ended = true;
+  return r;
 }
 
 TestInfo gtest_info(std::optional<double> timeout = 10.0) {
@@ -39,7 +40,7 @@ TestInfo gtest_info(std::optional<double> timeout = 10.0) {
 }
 
 // Converts one CTest case and returns its report entry.
-ReportCase one(const CtestCase& c, const GtestIndex& index = {},
+ReportCase one(const CtestCase& c, const CaseRecords& index = {},
                const std::optional<TestInfo>& info = std::nullopt) {
   CtestRun run;
   run.timestamp = "2026-03-01T10:00:00";
@@ -53,10 +54,10 @@ ReportCase one(const CtestCase& c, const GtestIndex& index = {},
 }
 
 TEST(JunitVerdict, AssertionFailureKeepsTheWholeTextUnderTheLayerAndCaseId) {
-  GtestIndex index;
-  GtestCase g = gtest_case("cli", "run/usage_unknown_option");
+  CaseRecords index;
+  CaseRecord g = record("cli.run/usage_unknown_option");
   g.failures = {"suite.cpp:12\nFailed\nexit code 2, expected 64\ncommand: x --bogus"};
-  index.add(g);
+  index.add(g, "x.json");
   ReportCase r = one(ctest("cli.run/usage_unknown_option", CtestStatus::Failed, "", "out"),
                      index, gtest_info());
   EXPECT_EQ(r.classname, "cli");
@@ -91,8 +92,8 @@ TEST(JunitVerdict, GtestProgramWithoutVerdictCrashedOrTimedOut) {
 }
 
 TEST(JunitVerdict, GtestPassedButCtestFailedIsAnAbnormalExit) {
-  GtestIndex index;
-  index.add(gtest_case("probe", "run/dirty"));
+  CaseRecords index;
+  index.add(record("probe.run/dirty"), "x.json");
   ReportCase r = one(ctest("probe.run/dirty", CtestStatus::Failed), index, gtest_info());
   EXPECT_EQ(r.verdict, Verdict::Error);
   EXPECT_EQ(r.type, "abnormal-exit");
@@ -114,11 +115,11 @@ TEST(JunitVerdict, NotRunIsAnErrorUnlessItIsASkip) {
   EXPECT_EQ(code.classname, "sh");
   EXPECT_EQ(code.name, "x");
 
-  GtestIndex index;
-  GtestCase g = gtest_case("cli", "run/gpu");
+  CaseRecords index;
+  CaseRecord g = record("cli.run/gpu");
   g.skipped = true;
-  g.skip_text = "suite.cpp:40\nno GPU on this runner";
-  index.add(g);
+  g.skip = "suite.cpp:40\nno GPU on this runner";
+  index.add(g, "x.json");
   ReportCase gskip = one(ctest("cli.run/gpu", CtestStatus::NotRun,
                                "SKIP_REGULAR_EXPRESSION_MATCHED"),
                          index, gtest_info());
@@ -130,8 +131,8 @@ TEST(JunitVerdict, NotRunIsAnErrorUnlessItIsASkip) {
   EXPECT_EQ(one(ctest("sh.off", CtestStatus::Disabled)).verdict, Verdict::Skipped);
 }
 
-TEST(JunitVerdict, AGtestProgramWithoutXmlSkipsWithTheReasonItPrinted) {
-  // The unit tests and the self-test write no XML: the reason is read from the console.
+TEST(JunitVerdict, AGtestProgramWithoutRecordsSkipsWithTheReasonItPrinted) {
+  // The unit tests and the self-test write no record: the reason is read from the console.
   const std::string console =
       "[ RUN      ] OutputFile.Locked\n"
       "/src/check/tests/output_file_test.cpp:187: Skipped\n"
@@ -159,11 +160,11 @@ TEST(JunitVerdict, AGtestProgramWithoutXmlSkipsWithTheReasonItPrinted) {
 }
 
 TEST(JunitVerdict, AFailedAssertionIsNeverHiddenAsASkipOrAPass) {
-  GtestIndex index;
-  GtestCase g = gtest_case("cli", "run/x");
+  CaseRecords index;
+  CaseRecord g = record("cli.run/x");
   g.failures = {"boom"};
   g.skipped = true;
-  index.add(g);
+  index.add(g, "x.json");
   EXPECT_EQ(one(ctest("cli.run/x", CtestStatus::NotRun, "SKIP_REGULAR_EXPRESSION_MATCHED"),
                 index, gtest_info())
                 .verdict,
@@ -186,10 +187,10 @@ TEST(JunitVerdict, PlainTestFailsByItsStatus) {
 }
 
 TEST(JunitVerdict, VerdictFromAnEarlierRunIsIgnored) {
-  GtestIndex index;
-  GtestCase g = gtest_case("cli", "run/x");
-  g.timestamp = "2026-03-01T09:59:50.000";
-  index.add(g);
+  CaseRecords index;
+  CaseRecord g = record("cli.run/x");
+  g.started = "2026-03-01T09:59:50";
+  index.add(g, "x.json");
   ReportCase r = one(ctest("cli.run/x", CtestStatus::Failed), index, gtest_info());
   EXPECT_EQ(r.verdict, Verdict::Error);
   EXPECT_EQ(r.type, "crash");

@@ -1,6 +1,6 @@
 // JUnit XML: the report model (junit_report.hpp) written as junit.xml, valid against
 // junit-10.xsd, and such a report read back into the model (what merging does); with the
-// libxml2 helpers the readers of CTest's and GoogleTest's XML share.
+// libxml2 helpers the readers of CTest's JUnit and of a written report share.
 //
 //   std::string xml = write_junit(report);
 //   Report again = read_junit(xml, "reports/debian/junit.xml");

@@ -2,7 +2,7 @@
 // turns a fleet's reports into one certificate.
 //
 //   kernodeck-junit publish --reports DIR --source-root DIR
-//                   (--gtest-xml DIR [--ctest-junit FILE] [--ctest-tests FILE] [--variant NAME]
+//                   (--case-records DIR [--ctest-junit FILE] [--ctest-tests FILE] [--variant NAME]
 //                    [--commit TEXT] | --merge FILE...)
 //                   [--title NAME] [--causes FILE] [--hide-prefix DIR]... [--machine-path DIR]...
 //                   [--no-machine-scan REASON]
@@ -12,8 +12,8 @@
 // publish writes DIR/junit.xml (valid against junit-10.xsd; classname "kernodeck.<layer>", name
 // the case id; a first suite "certificate" and the certificate's facts as properties, learned
 // from the check's reports in DIR/cases), DIR/summary.md and DIR/index.html of the CTest run
-// (--ctest-junit: what `ctest --output-junit` wrote; without it, the cases that left a verdict or
-// a ".started" mark in --gtest-xml, the folder of gtest_discover_tests(XML_OUTPUT_DIR);
+// (--ctest-junit: what `ctest --output-junit` wrote; without it, every case that left a record in
+// --case-records, the folder each case writes its record into (contract/case_record.hpp);
 // --ctest-tests: `ctest --show-only=json-v1`, which tells GoogleTest tests and their timeouts;
 // --variant: suites named "<layer> [NAME]" with the property kernodeck.variant) or of the
 // --merge reports (one per variant, each with the check's reports in the cases/ folder beside
@@ -50,27 +50,28 @@ CLI::App* add_publish(CLI::App& app, junit::Options& o) {
   p->add_option("--source-root", o.source_root, "the project's folder")
       ->required()
       ->type_name("DIR");
-  CLI::Option* gtest = p->add_option("--gtest-xml", o.gtest_xml, "GoogleTest's XML folder")
-                           ->type_name("DIR");
+  CLI::Option* records =
+      p->add_option("--case-records", o.case_records, "the folder of the cases' records")
+          ->type_name("DIR");
   CLI::Option* merge = p->add_option("--merge", o.merge, "reports to merge, one per variant")
                            ->type_name("FILE")
                            ->expected(1, -1)
-                           ->excludes(gtest);
+                           ->excludes(records);
   p->add_option("--ctest-junit", o.ctest_junit, "the file ctest --output-junit wrote")
       ->type_name("FILE")
-      ->needs(gtest);
+      ->needs(records);
   p->add_option("--ctest-tests", o.ctest_tests, "what ctest --show-only=json-v1 printed")
       ->type_name("FILE")
-      ->needs(gtest);
+      ->needs(records);
   p->add_option("--variant", o.variant, "the build variant of this run")
       ->type_name("NAME")
-      ->needs(gtest)
+      ->needs(records)
       ->check([](const std::string& value) {
         return value.empty() ? std::string("the variant must not be empty") : std::string();
       });
   p->add_option("--commit", o.commit, "the commit, when git cannot tell it (a packed kit)")
       ->type_name("TEXT")
-      ->needs(gtest);
+      ->needs(records);
   p->add_option("--title", o.title, "name of the report (<testsuites name>)")->type_name("NAME");
   p->add_option("--causes", o.causes,
                 "the check's cause catalogue (kernodeck-causes --json): each failed case's cause")
@@ -84,9 +85,9 @@ CLI::App* add_publish(CLI::App& app, junit::Options& o) {
   p->add_option("--no-machine-scan", o.no_machine_scan,
                 "why the reports are not held against this machine's details")
       ->type_name("REASON");
-  p->callback([gtest, merge] {
-    if (gtest->count() == 0 && merge->count() == 0)
-      throw CLI::RequiredError("--gtest-xml or --merge (with publish)");
+  p->callback([records, merge] {
+    if (records->count() == 0 && merge->count() == 0)
+      throw CLI::RequiredError("--case-records or --merge (with publish)");
   });
   return p;
 }

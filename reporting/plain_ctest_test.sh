@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # junit.plain_ctest: a plain `ctest` run, with a name filter and -j, leaves the report of
 # exactly the cases it ran. A throw-away CTest project holds the sample cases wired as the
-# conformance suite is (suites/CMakeLists.txt): GoogleTest's XML per case, every case
+# conformance suite is (suites/CMakeLists.txt): a record per case, every case
 # requiring the fixture kernodeck_report, whose setup and cleanup tests run
 # cmake/KernodeckConformanceReport.cmake. Two runs with different filters, on a PATH without
 # xmllint: each report holds its own cases only, a case that crashed or hung is an error, the
@@ -27,7 +27,7 @@ command -v xmllint >/dev/null 2>&1 || {
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-project=$work/project reports=$work/reports xml=$work/gtest-xml
+project=$work/project reports=$work/reports records=$work/case-records
 mkdir -p "$project" "$reports"
 failed=0
 fail() {
@@ -37,17 +37,17 @@ fail() {
 
 {
   echo "add_test(conformance.report_start \"$cmake\" -DSTEP=start \"-DREPORTS=$reports\"" \
-       "\"-DXML=$xml\" -P \"$script\")"
+       "\"-DRECORDS=$records\" -P \"$script\")"
   echo "set_tests_properties(conformance.report_start PROPERTIES FIXTURES_SETUP kernodeck_report)"
   echo "add_test(conformance.report \"$cmake\" -DSTEP=report \"-DREPORTS=$reports\"" \
-       "\"-DXML=$xml\" \"-DJUNIT=$tool\" \"-DSOURCE=$source_root\" \"-DCAUSES=$causes\"" \
+       "\"-DRECORDS=$records\" \"-DJUNIT=$tool\" \"-DSOURCE=$source_root\" \"-DCAUSES=$causes\"" \
        "-P \"$script\")"
   echo "set_tests_properties(conformance.report PROPERTIES FIXTURES_CLEANUP kernodeck_report)"
-  # The same command line gtest_discover_tests(XML_OUTPUT_DIR) generates.
+  # The same command line gtest_discover_tests generates for the suites (their EXTRA_ARGS).
   for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run/healthy \
               probe.run/segfault probe.run/hang_forever; do
     echo "add_test([=[$name]=] \"$sample\" \"--gtest_filter=$name\"" \
-         "\"--gtest_also_run_disabled_tests\" \"--gtest_output=xml:$xml/$name.xml\")"
+         "\"--gtest_also_run_disabled_tests\" \"--case-records=$records\")"
     echo "set_tests_properties([=[$name]=] PROPERTIES FIXTURES_REQUIRED kernodeck_report" \
          "TIMEOUT 3)"
   done

@@ -32,18 +32,18 @@ struct Model {
   CaseReports cases;
 };
 
-// CTest's run and GoogleTest's XML as one report, with its certificate from the cases/ folder.
+// CTest's run and the cases' records as one report, with its certificate from the cases/ folder.
 Model run_model(const Options& o, const PublishEnvironment& env, const PathScrub& scrub,
                 std::ostream& log) {
   std::vector<std::string> notes;
-  const GtestIndex gtest = load_gtest_dir(o.gtest_xml, notes);
+  const CaseRecords records = load_records(o.case_records, notes);
   const CtestRun run = o.ctest_junit.empty()
-                           ? run_from_started(gtest)
+                           ? run_from_records(records)
                            : parse_ctest_junit(read_input(o.ctest_junit, "CTest JUnit"));
   std::map<std::string, TestInfo> infos;
   if (!o.ctest_tests.empty())
     infos = parse_ctest_tests_json(read_input(o.ctest_tests, "CTest test list"));
-  Model m{convert(run, gtest, infos, o.title), {}};
+  Model m{convert(run, records, infos, o.title), {}};
   m.report.variant = o.variant;
   const std::string cases_dir = within(o.reports, "cases");
   std::error_code ec;

@@ -6,7 +6,7 @@
 // (cmake/KernodeckConformanceReport.cmake) and ci/gpu-proof all call it.
 //
 //   Options o;
-//   o.reports = "reports/debian"; o.source_root = "."; o.gtest_xml = "build-debian/gtest-xml";
+//   o.reports = "reports/debian"; o.source_root = "."; o.case_records = "build-debian/case-records";
 //   o.causes = "build-debian/causes.json";
 //   Published p = publish(o, environment_of_this_process(), std::cerr);
 #pragma once
@@ -26,9 +26,10 @@ struct Options {
   // check's reports in its cases/ folder.
   std::string reports;
   std::string source_root;  // paths under it become relative; git is asked about it
-  // A run: GoogleTest's XML folder, and CTest's JUnit and test list when CTest was asked for
-  // them (ci/); without CTest's JUnit, the cases that started (a plain `ctest` run).
-  std::string gtest_xml, ctest_junit, ctest_tests, variant;
+  // A run: the folder of the cases' records (contract/case_record.hpp), and CTest's JUnit and
+  // test list when CTest was asked for them (ci/); without CTest's JUnit, the cases that started
+  // (a plain `ctest` run).
+  std::string case_records, ctest_junit, ctest_tests, variant;
   // Or the reports to merge, one per variant (then no run).
   std::vector<std::string> merge;
   std::string title = "kernodeck-diagnostic";

@@ -53,10 +53,10 @@ said() {  # said TEXT: the last run printed this line on stderr
   grep -qxF -- "$1" "$work/err" || fail "expected '$1' on stderr, got: $(cat "$work/err")"
 }
 
-# The sample cases, each with its own GoogleTest XML and mark (as gtest_discover_tests runs them).
-gx=$work/gtest-xml
+# The sample cases, each leaving its record (as the suites' cases do).
+gx=$work/case-records
 for name in cli.run/usage_ok cli.run/report_mismatch cli.run/needs_gpu probe.run/healthy; do
-  "$sample" "--gtest_filter=$name" "--gtest_output=xml:$gx/$name.xml" >/dev/null 2>&1 || true
+  "$sample" "--gtest_filter=$name" "--case-records=$gx" >/dev/null 2>&1 || true
 done
 
 # 1. A run: every file, and every verdict. The passed case cli.usage_ok's report has a warning.
@@ -69,7 +69,7 @@ print(json.dumps({"tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "
                   "stage": "complete", "warnings": [{"stage": "application",
                   "type": "ExtensionForOtherTorch", "message": sys.argv[1]}]}))' "$warning" \
   >"$reports/cases/cli.usage_ok.json"
-gpu=1 publish --reports "$reports" --gtest-xml "$gx" --source-root "$source_root" --variant v \
+gpu=1 publish --reports "$reports" --case-records "$gx" --source-root "$source_root" --variant v \
   --causes "$causes"
 [[ $status == 0 ]] || fail "a good run exited $status: $(cat "$work/err")"
 [[ $(cat "$work/out") == "tests=5 passed=2 failures=2 errors=0 skipped=1" ]] ||
@@ -138,14 +138,12 @@ publish --reports "$work/merged-warning" --merge "$reports/junit.xml" --source-r
 shows_warning "$work/merged-warning"
 
 # 2. A case skipped without a reason fails the run, named; the other checks still run.
-bare=$work/bare-xml
+bare=$work/bare-records
 mkdir -p "$bare"
-cat >"$bare/cli.xml" <<'EOF'
-<testsuites><testsuite name="cli">
-  <testcase name="run/quiet" result="skipped" time="0"><skipped message=""/></testcase>
-</testsuite></testsuites>
+cat >"$bare/cli.run.quiet.json" <<'EOF'
+{"name": "cli.run/quiet", "started": "", "ended": true, "skipped": true, "skip": "", "time": 0}
 EOF
-publish --reports "$work/bare" --gtest-xml "$bare" --source-root "$source_root"
+publish --reports "$work/bare" --case-records "$bare" --source-root "$source_root"
 [[ $status == 1 ]] || fail "a skip without a reason exited $status"
 said "kernodeck-junit: FAILED: $work/bare/junit.xml: cases skipped without a reason (give GTEST_SKIP() one): kernodeck.cli.quiet"
 said "kernodeck-junit: nothing in $work/bare names this machine (3 published files)"
@@ -177,31 +175,31 @@ grep -q "^  line [0-9]*: Element 'testsuites', attribute 'time': .*'inf'" "$work
 
 # 4. A published file that names this machine fails the run; --no-machine-scan says why not.
 host=$(cat /proc/sys/kernel/hostname)
-publish --reports "$work/named" --gtest-xml "$gx" --source-root "$source_root"
+publish --reports "$work/named" --case-records "$gx" --source-root "$source_root"
 echo "certified on $host" >"$work/named/cases/note.txt"
-publish --reports "$work/named" --gtest-xml "$gx" --source-root "$source_root"
+publish --reports "$work/named" --case-records "$gx" --source-root "$source_root"
 [[ $status == 1 ]] || fail "a report naming the host exited $status"
 grep -qF "$work/named/cases/note.txt: the machine's name \"$host\" on line 1" "$work/err" ||
   fail "the host name is not reported: $(cat "$work/err")"
 said "kernodeck-junit: $work/named/junit.xml validates against junit-10.xsd"
-publish --reports "$work/named" --gtest-xml "$gx" --source-root "$source_root" \
+publish --reports "$work/named" --case-records "$gx" --source-root "$source_root" \
   --no-machine-scan "the caller replaces them"
 [[ $status == 0 ]] || fail "--no-machine-scan exited $status"
 said "kernodeck-junit: $work/named is not held against this machine's details: the caller replaces them"
 
 # 5. --commit is taken as given; outside a git tree without it, the commit is unknown.
 mkdir -p "$work/src"
-publish --reports "$work/kit" --gtest-xml "$gx" --source-root "$work/src" --commit 0123456789ab
+publish --reports "$work/kit" --case-records "$gx" --source-root "$work/src" --commit 0123456789ab
 reports=$work/kit
 [[ $(property kernodeck.check.commit) == 0123456789ab ]] ||
   fail "--commit: $(property kernodeck.check.commit)"
 [[ $(property kernodeck.gpu.declared) == no ]] || fail "no GPU was declared"
-publish --reports "$work/kit" --gtest-xml "$gx" --source-root "$work/src"
+publish --reports "$work/kit" --case-records "$gx" --source-root "$work/src"
 [[ $(property kernodeck.check.commit) == unknown ]] ||
   fail "outside a git tree: $(property kernodeck.check.commit)"
 
 # 6. A cause catalogue that cannot be read fails the run.
-publish --reports "$work/nocauses" --gtest-xml "$gx" --source-root "$source_root" \
+publish --reports "$work/nocauses" --case-records "$gx" --source-root "$source_root" \
   --causes "$work/absent.json"
 [[ $status == 1 ]] || fail "an unreadable --causes exited $status"
 said "kernodeck-junit: error: cannot read cause catalogue $work/absent.json"
@@ -214,13 +212,13 @@ usage() {  # usage WHY ARGS...: exit 2
   [[ $status == 2 ]] || fail "$why: exit $status, not 2"
 }
 usage "no run and no merge" --reports "$work/u" --source-root "$source_root"
-usage "a run and a merge" --reports "$work/u" --source-root "$source_root" --gtest-xml "$gx" \
+usage "a run and a merge" --reports "$work/u" --source-root "$source_root" --case-records "$gx" \
   --merge "$work/bad/junit.xml"
 usage "--variant with --merge" --reports "$work/u" --source-root "$source_root" --variant v \
   --merge "$work/bad/junit.xml"
-usage "no reports folder" --gtest-xml "$gx" --source-root "$source_root"
+usage "no reports folder" --case-records "$gx" --source-root "$source_root"
 usage "an option of the conversion" --reports "$work/u" --source-root "$source_root" \
-  --gtest-xml "$gx" --output "$work/u.xml"
+  --case-records "$gx" --output "$work/u.xml"
 
 if [[ $failed -ne 0 ]]; then exit 1; fi
 echo "junit.publish: every check says its verdict, without xmllint, and fails with its reason"

@@ -8,9 +8,7 @@
 #include <system_error>
 #include <tuple>
 
-#include "html_page.hpp"
 #include "junit_text.hpp"
-#include "summary.hpp"
 #include "util/files.hpp"
 
 namespace kd::junit {
@@ -85,41 +83,51 @@ std::map<std::string, std::vector<const FleetUnit*>> by_node(const Fleet& fleet)
   return nodes;
 }
 
-struct NodeRow {
-  std::string node, outcome, layers;
-  std::size_t gpus = 0, passed = 0, failed = 0, missing = 0;
-};
-
-std::vector<NodeRow> node_rows(const Fleet& fleet) {
-  std::vector<NodeRow> rows;
+// Each node's row: its outcome, its GPUs by state, and how its failing ones failed; failing
+// nodes first, since they are why anyone reads this.
+ViewTable nodes_table(const Fleet& fleet) {
+  struct Row {
+    bool failing;
+    ViewRow row;
+  };
+  std::vector<Row> rows;
   for (const auto& [node, units] : by_node(fleet)) {
-    NodeRow r;
-    r.node = node;
+    std::size_t passed = 0, failed = 0, missing = 0;
     std::set<std::string> layers;
     for (const FleetUnit* u : units) {
-      ++r.gpus;
       if (u->state == UnitState::Passed) {
-        ++r.passed;
+        ++passed;
       } else if (u->state == UnitState::Failed) {
-        ++r.failed;
+        ++failed;
         layers.insert(u->verdict_words());
       } else {
-        ++r.missing;
+        ++missing;
         layers.insert(u->state == UnitState::Missing ? "no report" : "unreadable report");
       }
     }
-    r.outcome = r.failed + r.missing == 0 ? "healthy"
-                : r.passed == 0           ? "failing"
-                                          : "partly failing";
-    for (const std::string& l : layers) r.layers += (r.layers.empty() ? "" : ", ") + l;
-    if (r.layers.empty()) r.layers = "-";
-    rows.push_back(std::move(r));
+    const std::string outcome = failed + missing == 0 ? "healthy"
+                                : passed == 0         ? "failing"
+                                                      : "partly failing";
+    std::string where;
+    for (const std::string& l : layers) where += (where.empty() ? "" : ", ") + l;
+    if (where.empty()) where = "-";
+    rows.push_back({failed + missing > 0,
+                    {{{"node", node}, {"outcome", outcome}},
+                     {{node},
+                      {outcome, outcome == "healthy" ? "passed" : "failed"},
+                      {std::to_string(units.size())},
+                      {std::to_string(passed)},
+                      {std::to_string(failed)},
+                      {std::to_string(missing)},
+                      {where}}}});
   }
-  // Failing nodes first: they are why anyone reads this.
-  std::stable_sort(rows.begin(), rows.end(), [](const NodeRow& a, const NodeRow& b) {
-    return (a.failed + a.missing > 0) > (b.failed + b.missing > 0);
-  });
-  return rows;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.failing > b.failing; });
+  ViewTable table{"nodes", "The fleet: nodes by outcome",
+                  {"node", "outcome", "GPUs", "passed", "failed", "no report", "where it fails"},
+                  {}, ""};
+  for (Row& r : rows) table.rows.push_back(std::move(r.row));
+  return table;
 }
 
 // Layer (or "no report") -> the units that stopped there: the layers in their order, then
@@ -145,14 +153,30 @@ std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> failures_by_l
   return out;
 }
 
-struct LadderStep {
-  std::size_t passed = 0, failed = 0, not_reached = 0;
-};
+// Each layer (or "no report") with the GPUs that stopped there.
+ViewTable where_table(const Fleet& fleet) {
+  ViewTable table{"where", "Which layer fails where", {"layer", "GPUs", "where"}, {},
+                  "Nowhere: every GPU passed."};
+  for (const auto& [layer, units] : failures_by_layer(fleet)) {
+    std::string where;
+    for (const FleetUnit* u : units) {
+      where += (where.empty() ? "" : ", ") + u->id();
+      if (u->state == UnitState::Failed)
+        where += " " + u->code + "(" + std::to_string(u->exit_code) + ")";
+    }
+    table.rows.push_back(
+        {{{"layer", layer}}, {{layer}, {std::to_string(units.size())}, {where}}});
+  }
+  return table;
+}
 
 // The ladder of the layers, counting GPUs: a GPU passed every layer below the one it stopped
 // at.
-std::string fleet_ladder(const Fleet& fleet) {
-  std::array<LadderStep, kLayerCount> steps{};
+std::vector<LadderStep> fleet_ladder(const Fleet& fleet) {
+  struct Count {
+    std::size_t passed = 0, failed = 0, not_reached = 0;
+  };
+  std::array<Count, kLayerCount> counts{};
   std::size_t without = 0;
   for (const FleetUnit& u : fleet.units) {
     if (u.state != UnitState::Passed && u.state != UnitState::Failed) {
@@ -163,58 +187,22 @@ std::string fleet_ladder(const Fleet& fleet) {
                                                      : stage_rank(u.stage);
     for (std::size_t i = 0; i < kLayerCount; ++i) {
       const int layer = static_cast<int>(i);
-      if (reached < 0 || layer == reached) ++steps[i].failed;  // an unknown stage fails them all
-      else if (layer < reached) ++steps[i].passed;
-      else ++steps[i].not_reached;
+      if (reached < 0 || layer == reached) ++counts[i].failed;  // an unknown stage fails them all
+      else if (layer < reached) ++counts[i].passed;
+      else ++counts[i].not_reached;
     }
   }
-  std::ostringstream ladder;
-  ladder << "<ol class=\"ladder\" id=\"ladder\" data-counts=\"gpus\">\n";
+  std::vector<LadderStep> steps;
   for (std::size_t i = 0; i < kLayerCount; ++i) {
-    const LadderStep& s = steps[i];
-    const std::string state = s.failed > 0 ? "failed" : s.passed > 0 ? "passed" : "not reached";
-    ladder << "<li class=\"" << (state == "not reached" ? "skipped" : state) << "\" data-layer=\""
-           << kLayers[i] << "\" data-state=\"" << state << "\"><strong>" << kLayers[i]
-           << "</strong>: " << state << " (GPUs: " << s.passed << " passed, " << s.failed
-           << " failed here, " << s.not_reached << " never reached it, " << without
-           << " without a report)</li>\n";
+    const Count& c = counts[i];
+    const std::string state = c.failed > 0 ? "failed" : c.passed > 0 ? "passed" : "not reached";
+    steps.push_back({kLayers[i], state, state == "not reached" ? "skipped" : state,
+                     "GPUs: " + std::to_string(c.passed) + " passed, " + std::to_string(c.failed) +
+                         " failed here, " + std::to_string(c.not_reached) +
+                         " never reached it, " + std::to_string(without) +
+                         " without a report"});
   }
-  ladder << "</ol>\n";
-  return ladder.str();
-}
-
-// Nodes by outcome and which layer fails where, as a <section id="fleet">.
-std::string fleet_view(const Fleet& fleet) {
-  std::ostringstream view;
-  view << "<section id=\"fleet\">\n<h2>The fleet: nodes by outcome</h2>\n<table id=\"nodes\">\n"
-       << "<tr><th>node</th><th>outcome</th><th>GPUs</th><th>passed</th><th>failed</th>"
-       << "<th>no report</th><th>where it fails</th></tr>\n";
-  for (const NodeRow& r : node_rows(fleet)) {
-    view << "<tr data-node=\"" << html_escape(r.node) << "\" data-outcome=\"" << r.outcome
-         << "\"><td>" << html_escape(r.node) << "</td><td class=\""
-         << (r.outcome == "healthy" ? "passed" : "failed") << "\">" << r.outcome << "</td><td>"
-         << r.gpus << "</td><td>" << r.passed << "</td><td>" << r.failed << "</td><td>"
-         << r.missing << "</td><td>" << html_escape(r.layers) << "</td></tr>\n";
-  }
-  view << "</table>\n<h2>Which layer fails where</h2>\n";
-  const auto layers = failures_by_layer(fleet);
-  if (layers.empty()) {
-    view << "<p id=\"where\">Nowhere: every GPU passed.</p>\n";
-  } else {
-    view << "<table id=\"where\">\n<tr><th>layer</th><th>GPUs</th><th>where</th></tr>\n";
-    for (const auto& [layer, units] : layers) {
-      view << "<tr data-layer=\"" << html_escape(layer) << "\"><td>" << html_escape(layer)
-           << "</td><td>" << units.size() << "</td><td>";
-      for (std::size_t i = 0; i < units.size(); ++i)
-        view << (i ? ", " : "") << html_escape(units[i]->id())
-             << (units[i]->state == UnitState::Failed ? " " + html_escape(units[i]->verdict_words())
-                                                     : std::string());
-      view << "</td></tr>\n";
-    }
-    view << "</table>\n";
-  }
-  view << "</section>\n";
-  return view.str();
+  return steps;
 }
 
 }  // namespace
@@ -363,55 +351,17 @@ Report fleet_report(const Fleet& fleet, const std::string& title) {
     report.suites.push_back(std::move(suite));
   }
   report.certificate = fleet.facts;
+  report.view = ReportView{"fleet", {nodes_table(fleet), where_table(fleet)}, "gpus",
+                           fleet_ladder(fleet)};
   seal(report);
   return report;
 }
 
-namespace {
-
-// Each unit's report, keyed "<node>.<unit>" as its case is.
-CaseReports unit_reports(const Fleet& fleet) {
+CaseReports fleet_reports(const Fleet& fleet) {
   CaseReports reports;
   for (const FleetUnit& u : fleet.units)
     if (!u.json.empty()) reports[u.id()] = u.report;
   return reports;
-}
-
-}  // namespace
-
-std::string fleet_markdown(const Fleet& fleet, const Report& report, const Causes& causes) {
-  std::string out = summary_markdown(report, unit_reports(fleet), causes);
-  out += "\n## The fleet: nodes by outcome\n\n| node | outcome | GPUs | passed | failed | no "
-         "report | where it fails |\n|---|---|---|---|---|---|---|\n";
-  for (const NodeRow& r : node_rows(fleet)) {
-    out += "| " + markdown_cell(r.node) + " | " + r.outcome + " | " + std::to_string(r.gpus) + " | " +
-           std::to_string(r.passed) + " | " + std::to_string(r.failed) + " | " +
-           std::to_string(r.missing) + " | " + markdown_cell(r.layers) + " |\n";
-  }
-  out += "\n## Which layer fails where\n\n";
-  const auto layers = failures_by_layer(fleet);
-  if (layers.empty()) {
-    out += "Nowhere: every GPU passed.\n";
-    return out;
-  }
-  out += "| layer | GPUs | where |\n|---|---|---|\n";
-  for (const auto& [layer, units] : layers) {
-    std::string where;
-    for (const FleetUnit* u : units) {
-      where += (where.empty() ? "" : ", ") + u->id();
-      if (u->state == UnitState::Failed)
-        where += " " + u->code + "(" + std::to_string(u->exit_code) + ")";
-    }
-    out += "| " + markdown_cell(layer) + " | " + std::to_string(units.size()) + " | " + markdown_cell(where) +
-           " |\n";
-  }
-  return out;
-}
-
-std::string fleet_html(const Fleet& fleet, const Report& report, const Causes& causes) {
-  // The fleet right after the counts, above the environment: it is what this page is about.
-  return certificate_html(report, unit_reports(fleet), causes,
-                          PageParts{fleet_view(fleet), fleet_ladder(fleet)});
 }
 
 }  // namespace kd::junit

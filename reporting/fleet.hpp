@@ -1,11 +1,14 @@
 // A fleet: the check's own JSON reports of many GPUs on many nodes (a Slurm job, a CI matrix),
-// one file "<node>.<unit>.json" per GPU in one folder, turned into one JUnit report (a testsuite
-// per node, a testcase per GPU) plus a fleet view for the Markdown summary and HTML certificate.
-// A GPU that was expected and left no report is an error, never a silent gap.
+// one file "<node>.<unit>.json" per GPU in one folder, turned into one report (a testsuite per
+// node, a testcase per GPU) with the fleet's view (its nodes by outcome, where each layer fails,
+// its ladder counting GPUs), which junit.xml, the Markdown summary and the HTML certificate render
+// as they render any report. A GPU that was expected and left no report is an error, never a
+// silent gap.
 //
 //   Fleet fleet = read_fleet("reports/fleet", parse_expected(read("expected.txt")));
 //   Report report = fleet_report(fleet, "image 1.2 on the cluster");
 //   std::string xml = write_junit(report);
+//   std::string md = summary_markdown(report, fleet_reports(fleet), causes);
 #pragma once
 
 #include <filesystem>
@@ -68,18 +71,15 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
 // One suite per node (its name is the node), one case per unit (classname "kernodeck.<node>",
 // name the unit): passed, a failure whose type is the code and whose message is
 // "CODE(exit) stage: message", or an error (missing-report, unreadable-report,
-// fault-injection). A first suite "certificate" states the fleet in plain words. Sealed.
+// fault-injection). A first suite "certificate" states the fleet in plain words; its view holds
+// the nodes by outcome (table "nodes", failing nodes first), which layer fails where (table
+// "where": the layers in their order, then any other stage a failed report names, then "no
+// report") and the ladder counting GPUs (how many passed each layer, failed at it, or never
+// reached it). Sealed.
 Report fleet_report(const Fleet& fleet, const std::string& title);
 
-// The Markdown summary of `report` (fleet_report's), each failed unit
-// with the cause its report names (of `causes`) and its next action, followed by the fleet view:
-// nodes by outcome, and which layer fails where.
-std::string fleet_markdown(const Fleet& fleet, const Report& report, const Causes& causes);
-
-// The HTML certificate of `report` (fleet_report's) with each unit's JSON report inline (and the cause of
-// `causes` it names, as certificate_html shows it), where the ladder of the layers counts
-// GPUs instead of cases (how many passed each layer, failed at it, or never reached it), the
-// fleet view above the environment.
-std::string fleet_html(const Fleet& fleet, const Report& report, const Causes& causes);
+// Each unit's report, keyed "<node>.<unit>" as its case is: what summary_markdown and
+// certificate_html show of each case of fleet_report's report.
+CaseReports fleet_reports(const Fleet& fleet);
 
 }  // namespace kd::junit

@@ -1,7 +1,9 @@
 // Covers fleet.hpp: how a folder of per-GPU reports becomes one JUnit report, and the
 // fleet view of the summary and the HTML page.
 #include "fleet.hpp"
+#include "html_page.hpp"
 #include "junit_xml.hpp"
+#include "summary.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -263,7 +265,7 @@ TEST_F(FleetTest, SummaryAndPageShowNodesByOutcomeAndWhereLayersFail) {
   const Fleet fleet = read_fleet(dir_, {"n1.0", "n2.0", "n2.1", "n3.0", "n4.0"});
   const Report junit = fleet_report(fleet, "fleet");
 
-  const std::string md = fleet_markdown(fleet, junit, {});
+  const std::string md = summary_markdown(junit, fleet_reports(fleet), {});
   EXPECT_NE(md.find("| n3 | failing | 1 | 0 | 1 | 0 | TORCH_IMPORT_FAILED(4) import |"),
             std::string::npos) << md;
   EXPECT_NE(md.find("| n2 | partly failing | 2 | 1 | 1 | 0 | GPU_UNAVAILABLE(6) device |"),
@@ -276,7 +278,7 @@ TEST_F(FleetTest, SummaryAndPageShowNodesByOutcomeAndWhereLayersFail) {
   // Failing nodes are listed before healthy ones.
   EXPECT_LT(md.find("| n4 |"), md.find("| n1 |")) << md;
 
-  const std::string html = fleet_html(fleet, junit, {});
+  const std::string html = certificate_html(junit, fleet_reports(fleet), {});
   EXPECT_NE(html.find("id=\"fleet\""), std::string::npos);
   EXPECT_NE(html.find("<tr data-node=\"n3\" data-outcome=\"failing\">"), std::string::npos);
   // The ladder counts GPUs: n3 failed at import, n2.1 passed import and backend, failed at
@@ -306,7 +308,7 @@ TEST_F(FleetTest, AFailedUnitShowsTheCauseItsReportNames) {
   const Report junit = fleet_report(fleet, "fleet");
   const Causes causes = testing::sample_causes();
 
-  const std::string html = fleet_html(fleet, junit, causes);
+  const std::string html = certificate_html(junit, fleet_reports(fleet), causes);
   const std::size_t n3 = html.find("data-case=\"n3.0\"");
   const std::size_t n4 = html.find("data-case=\"n4.0\"");
   ASSERT_NE(n3, std::string::npos) << html;
@@ -321,7 +323,7 @@ TEST_F(FleetTest, AFailedUnitShowsTheCauseItsReportNames) {
             std::string::npos)
       << html;
 
-  const std::string md = fleet_markdown(fleet, junit, causes);
+  const std::string md = summary_markdown(junit, fleet_reports(fleet), causes);
   EXPECT_NE(md.find("| - | `kernodeck.n3.0` | failed | TORCH_IMPORT_FAILED(4) import: libtorch was "
                     "found but failed to load. | libtorch <not> loaded (`LoaderError`): Check "),
             std::string::npos)
@@ -347,7 +349,7 @@ TEST_F(FleetTest, AModuleOfTheApplicationThatFailsIsTheApplicationLayers) {
   EXPECT_EQ(junit.suites[2].cases[0].type, "EXTENSION_IMPORT_FAILED");
 
   // A layer of its own, after the computation's, in the order the check walks them.
-  const std::string md = fleet_markdown(fleet, junit, {});
+  const std::string md = summary_markdown(junit, fleet_reports(fleet), {});
   EXPECT_NE(md.find("| n1 | partly failing | 2 | 1 | 1 | 0 | EXTENSION_IMPORT_FAILED(13) "
                     "application |"),
             std::string::npos) << md;
@@ -358,7 +360,7 @@ TEST_F(FleetTest, AModuleOfTheApplicationThatFailsIsTheApplicationLayers) {
       << md;
 
   // The ladder: the GPUs that failed at the application layer passed every layer below it.
-  const std::string html = fleet_html(fleet, junit, {});
+  const std::string html = certificate_html(junit, fleet_reports(fleet), {});
   EXPECT_NE(html.find("<strong>compute</strong>: passed (GPUs: 3 passed, 0 failed here, 1 never"),
             std::string::npos) << html;
   EXPECT_NE(html.find("data-layer=\"application\" data-state=\"failed\"><strong>application"
@@ -374,7 +376,7 @@ TEST_F(FleetTest, AFailureAfterTheLayersIsShownWhereItStopped) {
   write_json("n1.0.json", report("WORKER_FAILED", 11, "complete"));
   write_json("n1.1.json", report("OUTPUT_WRITE_FAILED", 12, "output"));
   const Fleet fleet = read_fleet(dir_, {"n1.0", "n1.1"});
-  const std::string md = fleet_markdown(fleet, fleet_report(fleet, "fleet"), {});
+  const std::string md = summary_markdown(fleet_report(fleet, "fleet"), fleet_reports(fleet), {});
   EXPECT_NE(md.find("| complete | 1 | n1.0 WORKER_FAILED(11) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| output | 1 | n1.1 OUTPUT_WRITE_FAILED(12) |"), std::string::npos) << md;
 }

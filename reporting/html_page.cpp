@@ -210,19 +210,49 @@ void write_environment(std::ostringstream& h, const HtmlReport& r) {
   }
 }
 
-// The ladder: application at the top, import at the bottom; `own`, when given, in its place.
-void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::string& own) {
-  h << "<h2>The layers</h2>\n";
-  if (!own.empty()) {
-    h << own;
+// A table of the report's view, or what it says without rows.
+void write_view_table(std::ostringstream& h, const ViewTable& t) {
+  h << "<h2>" << html_escape(t.title) << "</h2>\n";
+  if (t.rows.empty()) {
+    h << "<p id=\"" << t.id << "\">" << html_escape(t.none) << "</p>\n";
     return;
   }
-  h << "<ol class=\"ladder\" id=\"ladder\">\n";
-  for (const char* layer : kLayers) {
-    const LayerState s = r.layers.count(layer) ? r.layers.at(layer) : LayerState{};
-    h << "<li class=\"" << s.css() << "\" data-layer=\"" << layer << "\" data-state=\""
-      << html_escape(s.state()) << "\"><strong>" << layer << "</strong>: " << html_escape(s.state())
-      << " (" << count_text(s) << ")</li>\n";
+  h << "<table id=\"" << t.id << "\">\n<tr>";
+  for (const std::string& header : t.headers) h << "<th>" << html_escape(header) << "</th>";
+  h << "</tr>\n";
+  for (const ViewRow& row : t.rows) {
+    h << "<tr";
+    for (const auto& [name, value] : row.data)
+      h << " data-" << name << "=\"" << html_escape(value) << "\"";
+    h << ">";
+    for (const ViewCell& cell : row.cells) {
+      h << "<td" << (cell.css.empty() ? "" : " class=\"" + cell.css + "\"") << ">"
+        << html_escape(cell.text) << "</td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</table>\n";
+}
+
+// The ladder: application at the top, import at the bottom; the view's own, or the cases' of
+// each layer.
+void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::optional<ReportView>& view) {
+  std::vector<LadderStep> steps;
+  if (view && !view->ladder.empty()) {
+    steps = view->ladder;
+  } else {
+    for (const char* layer : kLayers) {
+      const LayerState s = r.layers.count(layer) ? r.layers.at(layer) : LayerState{};
+      steps.push_back({layer, s.state(), s.css(), count_text(s)});
+    }
+  }
+  h << "<h2>The layers</h2>\n<ol class=\"ladder\" id=\"ladder\"";
+  if (view && !view->ladder.empty()) h << " data-counts=\"" << html_escape(view->counts) << "\"";
+  h << ">\n";
+  for (const LadderStep& s : steps) {
+    h << "<li class=\"" << s.css << "\" data-layer=\"" << s.layer << "\" data-state=\""
+      << html_escape(s.state) << "\"><strong>" << s.layer << "</strong>: " << html_escape(s.state)
+      << " (" << s.counted << ")</li>\n";
   }
   h << "</ol>\n";
 }
@@ -410,14 +440,19 @@ void write_causes(std::ostringstream& h, const HtmlReport& r, const Causes& caus
 }  // namespace
 
 std::string certificate_html(const Report& junit, const CaseReports& case_json,
-                             const Causes& causes, const PageParts& parts) {
+                             const Causes& causes) {
   HtmlReport report = html_report(junit);
   attach_reports(report, case_json, causes);
   std::ostringstream h;
   write_head(h, report);
-  h << parts.before_environment;
+  // The view right after the counts, above the environment: it is what such a page is about.
+  if (junit.view) {
+    h << "<section id=\"" << junit.view->id << "\">\n";
+    for (const ViewTable& t : junit.view->tables) write_view_table(h, t);
+    h << "</section>\n";
+  }
   write_environment(h, report);
-  write_ladder(h, report, parts.ladder);
+  write_ladder(h, report, junit.view);
   write_cases(h, report);
   write_causes(h, report, causes);
   h << "</main>\n</body>\n</html>\n";

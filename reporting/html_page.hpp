@@ -17,16 +17,10 @@ namespace kd::junit {
 // `text` with & < > " ' as character references.
 std::string html_escape(std::string_view text);
 
-// A page of many machines (kernodeck-junit fleet) gives `parts`: a view shown above the
-// environment, and its own ladder (<ol id="ladder">) in place of the one counted from the
-// cases, whose classnames there name nodes, not layers.
-struct PageParts {
-  std::string before_environment;
-  std::string ladder;
-};
-
-// The page of a sealed or read report: the layers of the contract (kLayers: import, backend,
-// device, compute, application) with their state, then every case by layer with the promise
+// The page of a sealed or read report: its view first when it has one (a fleet's tables, above
+// the environment), the layers of the contract (kLayers: import, backend, device, compute,
+// application) with their state (the view's own ladder where it has one: a fleet's counts GPUs),
+// then every case by layer with the promise
 // it recorded ("Promise: ..." first in its system-out), its verdict, its skip reason or failure,
 // and its JSON report in <details>: from `case_json` (report_of_case). Where that report's
 // error.type is a cause of `causes`, a failed or erred case shows the cause's title and next
@@ -42,6 +36,6 @@ struct PageParts {
 // data-errors and data-skipped (of every case in the report, the certificate's own included,
 // as summary_line counts them); the facts are rows of <table id="environment">.
 std::string certificate_html(const Report& report, const CaseReports& case_json,
-                             const Causes& causes, const PageParts& parts = {});
+                             const Causes& causes);
 
 }  // namespace kd::junit

@@ -1,7 +1,7 @@
 // The run's results as one model: suites of cases, each with its verdict and the text a reviewer
-// reads, and the run's certificate. The converter (junit_verdict), the fleet view (fleet) and the
-// reader of a written report (junit_xml, for merging) make one; junit.xml (junit_xml),
-// summary.md (summary) and index.html (html_page) are all rendered from it.
+// reads, the run's certificate, and a fleet's view. The converter (junit_verdict), the fleet
+// (fleet) and the reader of a written report (junit_xml, for merging) make one; junit.xml
+// (junit_xml), summary.md (summary) and index.html (html_page) are all rendered from it.
 #pragma once
 
 #include <cstddef>
@@ -109,6 +109,34 @@ struct Certificate {
   std::size_t real_reports = 0;  // of which the real probe made
 };
 
+// A view of a run beyond its cases, which summary.md and the page show through the same renderers
+// as any report's: a fleet's (fleet.hpp) nodes by outcome and where each layer fails, and its
+// ladder of the layers counting GPUs instead of cases.
+struct ViewCell {
+  std::string text;
+  std::string css = {};  // the page's class for it: "passed", "failed" or none
+};
+struct ViewRow {
+  std::vector<std::pair<std::string, std::string>> data;  // the page's data-NAME="VALUE" of it
+  std::vector<ViewCell> cells;
+};
+struct ViewTable {
+  std::string id, title;  // the page's <table id>; the heading of both
+  std::vector<std::string> headers;
+  std::vector<ViewRow> rows;
+  std::string none;  // said instead of a table without rows
+};
+// One layer of the ladder: its state, the page's class for it, and what it counted.
+struct LadderStep {
+  std::string layer, state, css, counted;
+};
+struct ReportView {
+  std::string id;  // the page's <section id>
+  std::vector<ViewTable> tables;
+  std::string counts;              // what its ladder counts (the page's data-counts): "gpus"
+  std::vector<LadderStep> ladder;  // its own ladder, in place of the one counting the cases
+};
+
 struct Report {
   std::string title;
   double time = 0;
@@ -122,6 +150,8 @@ struct Report {
   // "certificate" holds one case that states the certificate in plain words: it passes when no
   // case failed or erred, and fails otherwise.
   std::optional<Certificate> certificate;
+  // A view beyond the cases (a fleet's); not part of junit.xml.
+  std::optional<ReportView> view = {};
 
   Counts counts() const;
 };

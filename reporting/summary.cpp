@@ -77,6 +77,23 @@ std::string warnings_section(const std::string& rows) {
          rows;
 }
 
+// A table of the report's view under its heading, or what it says without rows.
+std::string view_table(const ViewTable& t) {
+  std::string out = "\n## " + t.title + "\n\n";
+  if (t.rows.empty()) return out + t.none + "\n";
+  std::string rule;
+  for (const std::string& header : t.headers) {
+    out += "| " + markdown_cell(header) + " ";
+    rule += "|---";
+  }
+  out += "|\n" + rule + "|\n";
+  for (const ViewRow& row : t.rows) {
+    for (const ViewCell& cell : row.cells) out += "| " + cell_or_dash(cell.text) + " ";
+    out += "|\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string certificate_words(const ReportCase& c) {
@@ -122,7 +139,10 @@ std::string summary_markdown(const Report& report, const CaseReports& case_json,
            "|---|---|---|---|---|\n" +
            rows;
   }
-  return out + warnings_section(warnings);
+  out += warnings_section(warnings);
+  if (report.view)
+    for (const ViewTable& t : report.view->tables) out += view_table(t);
+  return out;
 }
 
 }  // namespace kd::junit

@@ -1,7 +1,8 @@
 // The Markdown summary of a report, for a pipeline's job summary: the certificate of each run,
 // a table of the failures, errors and skips with their reasons (a failure or error whose case's
-// report names a cause of the check's catalogue names that cause and its next action), and a
-// table of the warnings of the cases' reports, whatever their verdict.
+// report names a cause of the check's catalogue names that cause and its next action), a table
+// of the warnings of the cases' reports, whatever their verdict, and the tables of its view (a
+// fleet's nodes by outcome and where each layer fails).
 #pragma once
 
 #include <string>

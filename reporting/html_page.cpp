@@ -237,8 +237,9 @@ void write_view_table(std::ostringstream& h, const ViewTable& t) {
 // The ladder: application at the top, import at the bottom; the view's own, or the cases' of
 // each layer.
 void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::optional<ReportView>& view) {
+  const bool own = view && !view->ladder.empty();
   std::vector<LadderStep> steps;
-  if (view && !view->ladder.empty()) {
+  if (own) {
     steps = view->ladder;
   } else {
     for (const char* layer : kLayers) {
@@ -247,7 +248,7 @@ void write_ladder(std::ostringstream& h, const HtmlReport& r, const std::optiona
     }
   }
   h << "<h2>The layers</h2>\n<ol class=\"ladder\" id=\"ladder\"";
-  if (view && !view->ladder.empty()) h << " data-counts=\"" << html_escape(view->counts) << "\"";
+  if (own) h << " data-counts=\"" << html_escape(view->counts) << "\"";
   h << ">\n";
   for (const LadderStep& s : steps) {
     h << "<li class=\"" << s.css << "\" data-layer=\"" << s.layer << "\" data-state=\""

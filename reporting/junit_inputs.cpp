@@ -95,12 +95,16 @@ CaseRecords load_records(const std::filesystem::path& dir, std::vector<std::stri
     if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
     const fs::path& path = it->path();
     if (path.extension() != ".json" || !it->is_regular_file(ec)) continue;
-    std::optional<CaseRecord> record =
-        kdh::parse_record(read_input(path.string(), "case record"));
-    if (record) {
-      records.add(std::move(*record), path.string());
-    } else {
-      warnings.push_back("ignored " + path.string() + ": not a case record");
+    try {
+      std::optional<CaseRecord> record =
+          kdh::parse_record(read_input(path.string(), "case record"));
+      if (record) {
+        records.add(std::move(*record), path.string());
+      } else {
+        warnings.push_back("ignored " + path.string() + ": not a case record");
+      }
+    } catch (const InputError& e) {
+      warnings.push_back(std::string("ignored ") + e.what());
     }
   }
   return records;

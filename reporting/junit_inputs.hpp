@@ -59,8 +59,8 @@ class CaseRecords {
 };
 
 // Every record under `dir`, recursively (a value-parameterized case's name makes a subfolder).
-// A file that is not a record (half-written by a killed process, foreign) is reported through
-// `warnings` and otherwise ignored: it must not stop the report.
+// A file that cannot be read or is not a record (half-written by a killed process, foreign) is
+// reported through `warnings` and otherwise ignored: it must not stop the report.
 CaseRecords load_records(const std::filesystem::path& dir, std::vector<std::string>& warnings);
 
 // ---- A run without CTest's JUnit --------------------------------------------------------------

@@ -190,10 +190,9 @@ Counts publish_fleet(const Options& o, std::ostream& log) {
   if (!o.commit.empty()) fleet.facts.commit = o.commit;
   const Report report = fleet_report(fleet, o.title);
   write_output(o.output, write_junit(report));
-  if (!o.summary.empty())
-    write_output(o.summary, summary_markdown(report, fleet_reports(fleet), causes));
-  if (!o.html.empty())
-    write_output(o.html, certificate_html(report, fleet_reports(fleet), causes));
+  const CaseReports units = fleet_reports(fleet);
+  if (!o.summary.empty()) write_output(o.summary, summary_markdown(report, units, causes));
+  if (!o.html.empty()) write_output(o.html, certificate_html(report, units, causes));
   return report.counts();
 }
 

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -69,18 +70,25 @@ class CaseRecorder : public ::testing::EmptyTestEventListener {
   }
 
  private:
-  // Whole or not at all: written beside and renamed.
+  // Whole or not at all: written beside and renamed. A record that cannot be written says so in
+  // the case's output, which the report quotes: without it the case would read as one that never
+  // came back.
   void write() const {
     const fs::path file = dir_ / kdh::record_file(record_.name);
     std::error_code ec;
     fs::create_directories(file.parent_path(), ec);
     const fs::path temporary = file.string() + ".tmp";
+    bool written = false;
     {
       std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
       out << kdh::record_text(record_);
-      if (!out) return;
+      out.close();
+      written = static_cast<bool>(out);
     }
-    fs::rename(temporary, file, ec);
+    if (written) fs::rename(temporary, file, ec);
+    if (!written || ec)
+      std::cerr << "kernodeck: the record of " << record_.name << " could not be written to "
+                << file.string() << (ec ? ": " + ec.message() : std::string()) << "\n";
   }
 
   fs::path dir_;

@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     "pytorch keeps exactly the report's keys");
   require_same_keys(findings.execution, kd::execution_skeleton(),
                     "execution keeps exactly the report's keys");
-  KD_FUZZ_REQUIRE(findings.stage <= kd::Stage::Compute, "the worker's stage is a worker stage");
+  KD_FUZZ_REQUIRE(findings.stage <= kd::kLastWorkerStage, "the worker's stage is a worker stage");
   KD_FUZZ_REQUIRE(!findings.outcome_stage || findings.outcome,
                   "an outcome's stage comes only with an outcome");
   // The parent serializes what it kept into the report.

@@ -271,7 +271,7 @@ bool after_outcome(WorkerFindings& f) {
 }
 
 void fold_stage(WorkerFindings& f, std::optional<Stage> stage) {
-  if (!stage || *stage < f.stage || *stage > Stage::Application) {
+  if (!stage || *stage < f.stage || *stage > kLastWorkerStage) {
     note(f, "a stage event names no worker stage in order");
     return;
   }

@@ -52,6 +52,10 @@ ojson pytorch_skeleton();
 ojson execution_skeleton();
 ojson memory_by_stage_skeleton();
 
+// The last stage the worker walks (import, backend, device, compute, compile, application, in
+// that order): a stage line beyond it, or before the stage already reached, is refused.
+inline constexpr Stage kLastWorkerStage = Stage::Application;
+
 struct WorkerFindings {
   Stage stage = Stage::Import;  // the last stage the worker entered
   ojson pytorch = pytorch_skeleton();

@@ -131,11 +131,11 @@ kd_jobs() {
 # step runs too: <reports>/junit.xml (with the certificate learned from the check's own reports
 # in <reports>/cases, the commit git tells, KERNODECK_EXPECT_GPU), <reports>/summary.md and
 # <reports>/index.html from CTest's JUnit and the cases' records (each failed case's cause from the
-# build's causes.json, the check's cause catalogue); then it says that the report
-# validates against junit-10.xsd, that every skip has a reason and that nothing in <reports>
-# names this machine, or fails. CTest's raw results and the cases' records, which name the
-# machine's paths, stay in the build tree (ctest-junit.xml, ctest-tests.json, case-records/). Returns
-# ctest's status, or 1 when publishing failed.
+# build's causes.json, the check's cause catalogue), every text with this machine's folders and
+# names replaced (the privacy rule); then it says that the report validates against
+# junit-10.xsd and that every skip has a reason, or fails. CTest's raw results and the cases'
+# records, which name the machine's paths, stay in the build tree (ctest-junit.xml,
+# ctest-tests.json, case-records/). Returns ctest's status, or 1 when publishing failed.
 kd_ctest() {
   local variant=$1 labels=${2:-} status=0
   local build reports raw filter=() spec=() named=()

@@ -1,8 +1,8 @@
 // Committed GPU evidence (docs/evidence/<gpu>-<date>/, what `ci/gpu-proof run`
 // wrote) held against the contract: every report in it by the suite's own
 // invariants (report_problems, contract/report_rules.hpp), and every file for details of the
-// machine that must not be published (reporting/published_scan.hpp, the scanners every
-// published report is held against). kernodeck-evidence and its tests share this.
+// machine that must not be published (published_scan.hpp: evidence is made on another machine,
+// whose details are found by their shapes). kernodeck-evidence and its tests share this.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -309,7 +309,7 @@ TEST(EvidenceReport, JudgedByTheHarnesssInvariants) {
 }  // namespace
 
 TEST_F(EvidenceFolder, PublishedReportsOfTheProgramAreHeldAgainstTheGivenMachine) {
-  // The scanners themselves are published_scan_test.cpp's (reporting/); here the program.
+  // The scanners themselves are published_scan_test.cpp's; here the program.
   const fs::path pub = tmp_ / "reports";
   write(pub / "junit.xml", "<testsuites/>\n");
   write(pub / "shot.png", std::string("\x89PNG\0buildhost", 14));

@@ -30,7 +30,7 @@ std::string certificate_text(const Report& report, const Counts& counts);
 // The layer, and case id, of the certificate's own case.
 inline constexpr const char* kCertificateLayer = "certificate";
 
-// Adds the certificate's suite (see Report::certificate); seal() calls it, after localize.
+// Adds the certificate's suite (see Report::certificate); seal() calls it.
 void add_certificate_case(Report& report);
 
 }  // namespace kd::junit

@@ -46,7 +46,7 @@ TEST(JunitCertificate, FactsComeFromTheRealProbesReportsOnly) {
   s.write("cli.usage.json", "not json");
   s.write("cli.usage.stderr.txt", "ignored: not .json");
   std::vector<std::string> warnings;
-  const Certificate c = certificate_of(read_check_reports(s.dir, {}), warnings);
+  const Certificate c = certificate_of(read_check_reports(s.dir, kd::Sanitizer({})), warnings);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("cli.usage.json"), std::string::npos);
   EXPECT_EQ(c.reports, 4u);
@@ -66,7 +66,8 @@ TEST(JunitCertificate, FactsComeFromTheRealProbesReportsOnly) {
   EXPECT_EQ(c.driver_version, "570.86.15");
   EXPECT_EQ(c.commit, "unknown");
   EXPECT_EQ(c.gpu_declared, "not said");
-  EXPECT_THROW(read_check_reports(s.dir / "missing", {}, /*missing_ok=*/false), InputError);
+  EXPECT_THROW(read_check_reports(s.dir / "missing", kd::Sanitizer({}), /*missing_ok=*/false),
+               InputError);
 }
 
 TEST(JunitCertificate, NothingToldStaysUnknown) {
@@ -76,7 +77,7 @@ TEST(JunitCertificate, NothingToldStaysUnknown) {
           R"( "requested": {"device": "cuda"}, "pytorch": {"version": null},)"
           R"( "host": {"status": "not_found", "driver_version": null}})");
   std::vector<std::string> warnings;
-  const Certificate c = certificate_of(read_check_reports(s.dir, {}), warnings);
+  const Certificate c = certificate_of(read_check_reports(s.dir, kd::Sanitizer({})), warnings);
   EXPECT_TRUE(warnings.empty());
   EXPECT_EQ(c.libtorch_version, "unknown");
   EXPECT_EQ(c.backend, "unknown");

@@ -116,12 +116,13 @@ std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, 
 }
 
 std::map<std::string, CheckReport> read_check_reports(const std::filesystem::path& dir,
-                                                      const PathScrub& scrub, bool missing_ok) {
+                                                      const kd::Sanitizer& rule,
+                                                      bool missing_ok) {
   std::map<std::string, CheckReport> out;
   for (const std::filesystem::path& file : json_files(dir, missing_ok)) {
     const std::optional<std::string> text = kd::read_file(file.string(), kd::kWholeFile);
-    // Read as shown: what the page and the summary quote of it names no path of this machine.
-    CheckReport r = parse_check_report(scrub_paths(text.value_or(""), scrub));
+    // Read as shown: what the page and the summary quote of it names nothing of this machine.
+    CheckReport r = parse_check_report(rule.redact(text.value_or("")));
     r.read = text.has_value();
     out[file.stem().string()] = std::move(r);
   }

@@ -1,7 +1,7 @@
 // The check's own JSON report of one run (kernodeck-diagnostic --json-out), read once into one
 // type that the certificate, the causes, the fleet view and the HTML page all use.
 //
-//   CheckReports cases = read_check_reports("reports/debian/cases", scrub);
+//   CheckReports cases = read_check_reports("reports/debian/cases", rule);
 //   if (cases.at("device.gpu_pass").real_probe()) ...
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "junit_report.hpp"
-#include "path_scrub.hpp"
+#include "sanitize.hpp"
 
 namespace kd::junit {
 
@@ -26,7 +26,7 @@ struct ReportWarning {
 };
 
 struct CheckReport {
-  std::string text;     // as the page shows it: the file, its paths scrubbed, or pretty-printed
+  std::string text;     // as the page shows it: the file, under the privacy rule, or pretty-printed
   bool read = false;    // the file could be read
   bool object = false;  // it is a JSON object
   bool ours = false;    // tool.name is kernodeck-diagnostic
@@ -68,10 +68,10 @@ std::vector<std::string> contract_problems(const CheckReport& report);
 std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok);
 
 // The check's report of each case, keyed by file name without ".json" ("<layer>.<case id>"),
-// each shown with its paths scrubbed; a missing folder gives none, or with `missing_ok` false is
-// an InputError.
+// each read under the privacy rule (`rule`); a missing folder gives none, or with `missing_ok`
+// false is an InputError.
 std::map<std::string, CheckReport> read_check_reports(const std::filesystem::path& dir,
-                                                      const PathScrub& scrub,
+                                                      const kd::Sanitizer& rule,
                                                       bool missing_ok = true);
 
 // The check's JSON report of each case, keyed "<variant>/<layer>.<id>" (a case of a variant of a

@@ -8,8 +8,7 @@
 # Then the run is published once more as a certificate (the check's reports in its cases/,
 # --source-root, --hide-prefix): the properties, the certificate's case, the reasons first and
 # where each case is declared (as GoogleTest recorded it), no path of this machine, and the
-# Markdown summary. junit.publish holds the reports against this machine; here they are read as
-# dashboards read them (--no-machine-scan).
+# Markdown summary, read as dashboards read them.
 #
 # usage: consumer_test.sh SAMPLE KERNODECK_JUNIT XSD TOOLS_DIR CTEST SOURCE_ROOT
 set -euo pipefail
@@ -97,8 +96,7 @@ fi
 publish() {
   local reports=$1
   shift
-  "$tool" publish --reports "$reports" --source-root "$source_root" \
-    --no-machine-scan "read by the consumers, held against this machine by junit.publish" "$@"
+  "$tool" publish --reports "$reports" --source-root "$source_root" "$@"
 }
 run=(--ctest-junit "$work/ctest-junit.xml" --case-records "$records" --ctest-tests "$work/ctest-tests.json")
 
@@ -154,8 +152,7 @@ printf '// the sample table\nstd::vector<Case> cases() {\n  return {Case("report
 build_root=$(dirname "$(dirname "$tool")")
 summary=$(KERNODECK_EXPECT_GPU=1 "$tool" publish --reports "$work/certified" "${run[@]}" \
   --title sample --commit 0123456789ab --source-root "$src" \
-  --hide-prefix "$source_root" --hide-prefix "$build_root" \
-  --no-machine-scan "read by the consumers" 2>"$work/certified.err")
+  --hide-prefix "$source_root" --hide-prefix "$build_root" 2>"$work/certified.err")
 expected_certified="tests=13 passed=4 failures=3 errors=4 skipped=2"
 if [[ $summary != "$expected_certified" ]] || ! grep -q "device.simulated.stderr.json" "$work/certified.err"; then
   cat "$work/certified.err" >&2

@@ -83,10 +83,9 @@ TEST(JunitHtml, EmbedsEachCaseJsonAndItsRecordedPromiseWithoutAbsolutePaths) {
   scratch.write("cases/import.bad.json",
                 "{\"output\": \"" + tmp + "/out.json\", \"file\": \"" + root.string() +
                     "/suites/x.cpp\", \"text\": \"<i>\"}");
-  PathScrub scrub;
-  scrub.source_root = root;
-  scrub.prefixes.emplace_back(tmp, "<tmp>");
-  const auto json = read_check_reports(scratch.dir / "cases", scrub);
+  const auto rule = kd::Sanitizer::with_stand_ins(
+      {{root.string() + "/", ""}, {root.string(), ".", true}, {tmp, "<tmp>", true}});
+  const auto json = read_check_reports(scratch.dir / "cases", rule);
   ASSERT_EQ(json.count("import.bad"), 1u);
   Report report = html_report();
   ReportCase& bad = report.suites.at(2).cases.at(0);
@@ -119,10 +118,9 @@ TEST(JunitHtml, WhatTheCheckSaidOfACauseNamesNoPathOfThisMachine) {
   const fs::path root = scratch.dir / "src";
   scratch.write("cases/import.bad.json",
                 report_naming("LoaderError", "cannot load " + root.string() + "/lib/libc10.so"));
-  PathScrub scrub;
-  scrub.source_root = root;
+  const auto rule = kd::Sanitizer::with_stand_ins({{root.string() + "/", ""}});
   const std::string html =
-      certificate_html(html_report(), read_check_reports(scratch.dir / "cases", scrub),
+      certificate_html(html_report(), read_check_reports(scratch.dir / "cases", rule),
                        sample_causes());
   EXPECT_NE(html.find("The check said: cannot load lib/libc10.so"), std::string::npos) << html;
   EXPECT_EQ(html.find(scratch.dir.string()), std::string::npos) << html;

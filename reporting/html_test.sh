@@ -60,8 +60,7 @@ EOF
 # The work folder as the reports folder: its cases/ the check's reports, index.html the page.
 counts=$(KERNODECK_EXPECT_GPU=1 "$tool" publish --reports "$work" --case-records "$work/records" \
   --title html-sample --variant sample --commit 0123abcd --source-root "$source_root" \
-  --hide-prefix "$work" --causes "$causes" \
-  --no-machine-scan "the work folder holds the browser's profile" 2>"$work/junit.err")
+  --hide-prefix "$work" --causes "$causes" 2>"$work/junit.err")
 expected="tests=5 passed=2 failures=2 errors=0 skipped=1"
 [[ $counts == "$expected" ]] || fail "kernodeck-junit printed '$counts', expected '$expected'"
 [[ -s $work/index.html ]] || { cat "$work/junit.err" >&2; fail "no index.html"; exit 1; }

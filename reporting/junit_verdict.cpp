@@ -333,4 +333,20 @@ Report convert(const CtestRun& run, const CaseRecords& records,
   return report;
 }
 
+void reason_first(Report& report) {
+  for (ReportSuite& suite : report.suites) {
+    for (ReportCase& c : suite.cases) {
+      if (c.verdict == Verdict::Passed) continue;
+      if (c.body.empty()) {
+        c.body = c.message;
+      } else if (c.body.substr(0, c.body.find('\n')) != c.message) {
+        c.body = c.message + "\n" + c.body;
+      }
+      if (c.declared.empty()) continue;
+      if (!c.body.empty() && c.body.back() != '\n') c.body += '\n';
+      c.body += kDeclaredPrefix + c.declared;
+    }
+  }
+}
+
 }  // namespace kd::junit

@@ -25,4 +25,9 @@ namespace kd::junit {
 Report convert(const CtestRun& run, const CaseRecords& records,
                const std::map<std::string, TestInfo>& infos, const std::string& title);
 
+// Each skip's, failure's and error's body as a reviewer reads it: its reason first, then where it
+// was found, and last "Case declared at <file>:<line>" when its record says where the case is
+// declared (ReportCase::declared).
+void reason_first(Report& report);
+
 }  // namespace kd::junit

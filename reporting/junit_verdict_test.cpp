@@ -213,5 +213,29 @@ TEST(JunitVerdict, CollidingCaseIdsKeepTheWholeTestName) {
   EXPECT_EQ(report.suites[1].cases[0].name, "Table");
 }
 
+TEST(JunitReasonFirst, EachVerdictButAPassEndsWithWhereGoogleTestSaysTheCaseIsDeclared) {
+  Report report = certified_report(true);
+  report.suites[0].cases[0].declared = "suites/cli_cases.cpp:84";  // passed
+  report.suites[0].cases[1].declared = "suites/cli_cases.cpp:84";  // skipped
+  report.suites[1].cases[0].declared = "suites/cli_cases.cpp:7";
+  ReportCase error{"probe", "crash", 0, Verdict::Error, "crash", "crashed", "", ""};
+  report.suites[1].cases.push_back(error);  // GoogleTest recorded no place
+  reason_first(report);
+  EXPECT_EQ(report.suites[0].cases[0].body, "");
+  EXPECT_EQ(report.suites[0].cases[1].body, "no GPU\nCase declared at suites/cli_cases.cpp:84");
+  EXPECT_EQ(report.suites[1].cases[0].body,
+            "wrong product\n/src/x.cpp:3\nwrong product\ndetails\n"
+            "Case declared at suites/cli_cases.cpp:7");
+  EXPECT_EQ(report.suites[1].cases[1].body, "crashed");
+}
+
+TEST(JunitReasonFirst, EveryReasonComesFirstInItsBody) {
+  Report report = certified_report(true);
+  reason_first(report);
+  EXPECT_EQ(report.suites[0].cases[1].body, "no GPU");
+  EXPECT_EQ(report.suites[1].cases[0].body, "wrong product\n/src/x.cpp:3\nwrong product\ndetails");
+  EXPECT_EQ(report.suites[0].cases[0].body, "");  // a pass has none
+}
+
 }  // namespace
 }  // namespace kd::junit

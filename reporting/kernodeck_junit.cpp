@@ -5,7 +5,6 @@
 //                   (--case-records DIR [--ctest-junit FILE] [--ctest-tests FILE] [--variant NAME]
 //                    [--commit TEXT] | --merge FILE...)
 //                   [--title NAME] [--causes FILE] [--hide-prefix DIR]... [--machine-path DIR]...
-//                   [--no-machine-scan REASON]
 //   kernodeck-junit fleet DIR (--expect NODE.UNIT... | --expect-file FILE)... --output FILE
 //                   [--title NAME] [--commit TEXT] [--summary FILE] [--html FILE] [--causes FILE]
 //
@@ -17,9 +16,9 @@
 // --ctest-tests: `ctest --show-only=json-v1`, which tells GoogleTest tests and their timeouts;
 // --variant: suites named "<layer> [NAME]" with the property kernodeck.variant) or of the
 // --merge reports (one per variant, each with the check's reports in the cases/ folder beside
-// it), then checks them: the schema, every skip's reason, and nothing naming this machine unless
-// --no-machine-scan says why not. See publish.hpp for every option, junit_verdict.hpp for how
-// each case's verdict is weighed, html_page.hpp for the page.
+// it), every text with this machine's folders and names replaced (the privacy rule), then checks
+// them: the schema and every skip's reason. See publish.hpp for every option, junit_verdict.hpp
+// for how each case's verdict is weighed, html_page.hpp for the page.
 //
 // fleet reads a folder of the check's own reports, one per GPU, "<node>.<unit>.json": a
 // testsuite per node, a testcase per unit, and an error for each expected unit (--expect, or
@@ -82,9 +81,6 @@ CLI::App* add_publish(CLI::App& app, junit::Options& o) {
   p->add_option("--machine-path", o.machine_paths, "a folder of this machine (the build tree)")
       ->type_name("DIR")
       ->allow_extra_args(false);
-  p->add_option("--no-machine-scan", o.no_machine_scan,
-                "why the reports are not held against this machine's details")
-      ->type_name("REASON");
   p->callback([records, merge] {
     if (records->count() == 0 && merge->count() == 0)
       throw CLI::RequiredError("--case-records or --merge (with publish)");

@@ -14,8 +14,8 @@
 #include "junit_text.hpp"
 #include "junit_verdict.hpp"
 #include "junit_xml.hpp"
-#include "published_scan.hpp"
 #include "summary.hpp"
+#include "util/machine.hpp"
 
 namespace kd::junit {
 namespace {
@@ -26,6 +26,44 @@ std::string within(const std::string& folder, const char* file) {
   return (fs::path(folder) / file).string();
 }
 
+// A folder without its trailing slashes.
+std::string folder(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+// The privacy rule (sanitize.hpp) for what this run publishes: paths under the source root made
+// relative to it; each hidden folder (the temporary one, --hide-prefix), and each folder of the
+// machine outside the source root (--machine-path), shown as "<its name>"; HOME as "<home>";
+// the host's and the user's names, as whole words, as "<redacted>".
+kd::Sanitizer published_rule(const Options& o, const PublishEnvironment& env) {
+  std::vector<kd::Secret> secrets;
+  const std::string root =
+      o.source_root.empty() ? "" : folder(fs::absolute(o.source_root).lexically_normal());
+  if (!root.empty()) secrets.insert(secrets.end(), {{root + "/", ""}, {root, ".", true}});
+  std::vector<std::string> hidden = o.hide;
+  hidden.push_back(env.temporary);
+  for (const std::string& path : o.machine_paths)
+    if (root.empty() || (folder(path) + "/").rfind(root + "/", 0) != 0) hidden.push_back(path);
+  for (const std::string& path : hidden) {
+    const std::string name = fs::path(folder(path)).filename().string();
+    if (folder(path) != "/") secrets.push_back({folder(path), "<" + name + ">", true});
+  }
+  const kd::MachineStrings machine = kd::machine_strings();
+  if (!machine.home.empty()) secrets.push_back({folder(machine.home), "<home>", true});
+  for (const std::string& name : {machine.host, machine.user})
+    if (!name.empty()) secrets.push_back({name, "<redacted>", true});
+  return kd::Sanitizer::with_stand_ins(std::move(secrets));
+}
+
+// Every text of the report's cases under the rule.
+void redact(Report& report, const kd::Sanitizer& rule) {
+  for (ReportSuite& suite : report.suites)
+    for (ReportCase& c : suite.cases)
+      for (std::string* text : {&c.message, &c.body, &c.system_out, &c.declared, &c.promise})
+        *text = rule.redact(*text);
+}
+
 // A report with the check's report of each of its cases.
 struct Model {
   Report report;
@@ -33,7 +71,7 @@ struct Model {
 };
 
 // CTest's run and the cases' records as one report, with its certificate from the cases/ folder.
-Model run_model(const Options& o, const PublishEnvironment& env, const PathScrub& scrub,
+Model run_model(const Options& o, const PublishEnvironment& env, const kd::Sanitizer& rule,
                 std::ostream& log) {
   std::vector<std::string> notes;
   const CaseRecords records = load_records(o.case_records, notes);
@@ -48,14 +86,14 @@ Model run_model(const Options& o, const PublishEnvironment& env, const PathScrub
   const std::string cases_dir = within(o.reports, "cases");
   std::error_code ec;
   fs::create_directories(cases_dir, ec);  // a run whose cases wrote no report has none
-  m.cases = read_check_reports(cases_dir, scrub, /*missing_ok=*/false);
+  m.cases = read_check_reports(cases_dir, rule, /*missing_ok=*/false);
   Certificate certificate = certificate_of(m.cases, notes);
   certificate.commit =
       !o.commit.empty() ? o.commit : commit_mark(o.source_root).value_or("unknown");
   certificate.gpu_declared = env.gpu_declared ? "yes" : "no";
   m.report.certificate = certificate;
   for (const std::string& note : notes) log << "kernodeck-junit: " + note + "\n";
-  localize(m.report, scrub);
+  reason_first(m.report);
   add_report_warnings(m.report, m.cases);
   seal(m.report);
   return m;
@@ -64,14 +102,14 @@ Model run_model(const Options& o, const PublishEnvironment& env, const PathScrub
 // The reports to merge read into one, their suites in the order given; each case's JSON report
 // from the cases/ folder beside its report, keyed "<variant>/<layer>.<id>" (the variant its
 // suites name) so that the same case of two variants keeps its own.
-Model merged_model(const Options& o, const PathScrub& scrub, std::ostream& log) {
+Model merged_model(const Options& o, const kd::Sanitizer& rule, std::ostream& log) {
   Model m;
   std::vector<Report> inputs;
   for (const std::string& path : o.merge) {
     inputs.push_back(read_junit(read_input(path, "report"), path));
     const std::string variant =
         inputs.back().suites.empty() ? "" : inputs.back().suites.front().variant;
-    for (auto& [key, r] : read_check_reports(fs::path(path).parent_path() / "cases", scrub))
+    for (auto& [key, r] : read_check_reports(fs::path(path).parent_path() / "cases", rule))
       m.cases[variant.empty() ? key : variant + "/" + key] = std::move(r);
   }
   std::vector<std::string> warnings;
@@ -83,11 +121,6 @@ Model merged_model(const Options& o, const PathScrub& scrub, std::ostream& log) 
 // One whole line at a time: CTest merges a test's stdout and stderr as they arrive, and a line
 // written in pieces could be split by the other stream.
 void say(std::ostream& log, const std::string& line) { log << line + "\n" << std::flush; }
-
-// "1 problem", "2 problems".
-std::string count(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 bool check_schema(const std::string& file, const std::string& xml, std::ostream& log) {
   const std::vector<std::string> errors = schema_errors(xml);
@@ -115,33 +148,6 @@ bool check_skips(const std::string& file, const Report& report, std::ostream& lo
   return false;
 }
 
-// Nothing in the reports folder names this machine: its folders, HOME, host or user name.
-bool check_machine(const Options& o, std::ostream& log) {
-  if (!o.no_machine_scan.empty()) {
-    say(log, "kernodeck-junit: " + o.reports +
-                 " is not held against this machine's details: " + o.no_machine_scan);
-    return true;
-  }
-  published::MachineDetails machine = published::this_machine();
-  machine.paths.push_back(fs::absolute(o.source_root).lexically_normal().string());
-  machine.paths.insert(machine.paths.end(), o.machine_paths.begin(), o.machine_paths.end());
-  std::vector<std::string> binary;
-  std::size_t scanned = 0;
-  const auto problems = published::check_published_folder(o.reports, machine, binary, scanned);
-  for (const auto& p : problems) say(log, p.file + ": " + p.problem);
-  const std::string files =
-      count(scanned, "published file", "published files") +
-      (binary.empty() ? "" : ", " + count(binary.size(), "binary file", "binary files") +
-                                 " not read");
-  if (problems.empty()) {
-    say(log, "kernodeck-junit: nothing in " + o.reports + " names this machine (" + files + ")");
-    return true;
-  }
-  say(log, "kernodeck-junit: FAILED: " + o.reports + " would publish details of this machine: " +
-               count(problems.size(), "problem", "problems") + " in " + files);
-  return false;
-}
-
 }  // namespace
 
 PublishEnvironment environment_of_this_process() {
@@ -154,17 +160,15 @@ PublishEnvironment environment_of_this_process() {
 }
 
 Published publish(const Options& o, const PublishEnvironment& environment, std::ostream& log) {
-  std::vector<std::string> hidden = o.hide;
-  hidden.push_back(environment.temporary);
-  const PathScrub scrub = path_scrub(o.source_root, hidden);
+  const kd::Sanitizer rule = published_rule(o, environment);
   const Causes causes = read_causes(o.causes);
   if (o.causes.empty())
     log << "kernodeck-junit: no cause catalogue (--causes): summary.md and index.html name no "
            "cause\n";
   std::error_code ec;
   fs::create_directories(o.reports, ec);
-  const Model m =
-      o.merge.empty() ? run_model(o, environment, scrub, log) : merged_model(o, scrub, log);
+  Model m = o.merge.empty() ? run_model(o, environment, rule, log) : merged_model(o, rule, log);
+  redact(m.report, rule);
   const std::string file = within(o.reports, "junit.xml");
   const std::string xml = write_junit(m.report);
   write_output(file, xml);
@@ -173,7 +177,8 @@ Published publish(const Options& o, const PublishEnvironment& environment, std::
   Published published{m.report.counts(), check_schema(file, xml, log)};
   // A skip is judged in a report the schema accepts, as dashboards would read it.
   if (published.held) published.held = check_skips(file, m.report, log);
-  published.held = check_machine(o, log) && published.held;
+  say(log, "kernodeck-junit: " + o.reports +
+               " is written under the privacy rule: no folder or name of this machine in it");
   return published;
 }
 

@@ -1,9 +1,10 @@
 // The one pipeline from a test run to what is published (kernodeck-junit publish): the report of
 // a CTest run, or of several merged, written as junit.xml, summary.md and index.html in the
-// reports folder, then the checks every published report must pass, each of which says its
-// verdict or fails: it validates against junit-10.xsd, every skip says why, and nothing in the
-// reports folder names this machine. ci/common.sh, the conformance run's cleanup test
-// (cmake/KernodeckConformanceReport.cmake) and ci/gpu-proof all call it.
+// reports folder, every text under the privacy rule (check/facts/sanitize.hpp: no folder or name
+// of this machine), then the checks every published report must pass, each of which says its
+// verdict or fails: it validates against junit-10.xsd, and every skip says why. ci/common.sh,
+// the conformance run's cleanup test (cmake/KernodeckConformanceReport.cmake) and ci/gpu-proof
+// all call it.
 //
 //   Options o;
 //   o.reports = "reports/debian"; o.source_root = "."; o.case_records = "build-debian/case-records";
@@ -42,12 +43,9 @@ struct Options {
   std::string commit;
   // Folders whose paths are shown as "<name>/..." besides the temporary folder.
   std::vector<std::string> hide;
-  // Folders of this machine besides the source root (the build tree) that nothing published may
-  // name.
+  // Folders of this machine besides the source root (the build tree): one outside the source root
+  // is shown as "<name>/...", as a hidden one.
   std::vector<std::string> machine_paths;
-  // Why the reports folder is not held against this machine's details (a caller that replaces
-  // them itself afterwards); empty: it is.
-  std::string no_machine_scan;
   // fleet: the folder of the check's reports, the units expected, and what to write.
   std::string fleet, output, summary, html;
   std::vector<std::string> expect, expect_files;

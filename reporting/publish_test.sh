@@ -3,10 +3,12 @@
 # run as ci/ and CTest's cleanup step run it, on a PATH without xmllint:
 #   - a run of sample cases: junit.xml, summary.md, index.html, the commit git tells, the GPU
 #     declared, the temporary folder hidden, and each check's verdict printed: the schema, the
-#     skips' reasons, this machine's details (xmllint, with the usual PATH, agrees afterwards);
-#   - a report the schema refuses, a case skipped without a reason and a report that names this
-#     machine each fail the command (exit 1) with the reason, and the other checks still run;
-#   - --no-machine-scan says why instead of scanning; --commit is taken as given;
+#     skips' reasons (xmllint, with the usual PATH, agrees afterwards);
+#   - a report the schema refuses and a case skipped without a reason each fail the command
+#     (exit 1) with the reason, and the other checks still run;
+#   - a case's text and a check's report that name this machine (its host, HOME, the source root,
+#     the temporary folder) are published under the privacy rule: none of it in junit.xml,
+#     summary.md or index.html, each shown as its stand-in; --commit is taken as given;
 #   - --causes (the build's causes.json) puts the catalogue into index.html; without it the
 #     pipeline says that the pages name no cause; one it cannot read fails the command;
 #   - a passed case whose report has a warning stays passed, and junit.xml, summary.md and
@@ -76,7 +78,7 @@ gpu=1 publish --reports "$reports" --case-records "$gx" --source-root "$source_r
   fail "counts: $(cat "$work/out")"
 said "kernodeck-junit: $reports/junit.xml validates against junit-10.xsd"
 said "kernodeck-junit: every skip in $reports/junit.xml says why"
-said "kernodeck-junit: nothing in $reports names this machine (4 published files)"
+said "kernodeck-junit: $reports is written under the privacy rule: no folder or name of this machine in it"
 for file in junit.xml summary.md index.html; do
   [[ -s $reports/$file ]] || fail "no $file"
 done
@@ -146,7 +148,7 @@ EOF
 publish --reports "$work/bare" --case-records "$bare" --source-root "$source_root"
 [[ $status == 1 ]] || fail "a skip without a reason exited $status"
 said "kernodeck-junit: FAILED: $work/bare/junit.xml: cases skipped without a reason (give GTEST_SKIP() one): kernodeck.cli.quiet"
-said "kernodeck-junit: nothing in $work/bare names this machine (3 published files)"
+said "kernodeck-junit: $work/bare is written under the privacy rule: no folder or name of this machine in it"
 said "kernodeck-junit: no cause catalogue (--causes): summary.md and index.html name no cause"
 
 # 3. A report the schema refuses. A merged input whose suite time is "-0", which junit-10.xsd's
@@ -173,19 +175,38 @@ said "kernodeck-junit: FAILED: $work/merged/junit.xml does not validate against 
 grep -q "^  line [0-9]*: Element 'testsuites', attribute 'time': .*'inf'" "$work/err" ||
   fail "the refusal does not say why: $(cat "$work/err")"
 
-# 4. A published file that names this machine fails the run; --no-machine-scan says why not.
+# 4. What names this machine is published under the privacy rule: a case's failure that names
+#    its host, HOME, a file of the source root and the temporary folder, and a check's report
+#    that names the host, each shown as its stand-in, and the host's name nowhere as a word.
 host=$(cat /proc/sys/kernel/hostname)
-publish --reports "$work/named" --case-records "$gx" --source-root "$source_root"
-echo "certified on $host" >"$work/named/cases/note.txt"
-publish --reports "$work/named" --case-records "$gx" --source-root "$source_root"
-[[ $status == 1 ]] || fail "a report naming the host exited $status"
-grep -qF "$work/named/cases/note.txt: the machine's name \"$host\" on line 1" "$work/err" ||
-  fail "the host name is not reported: $(cat "$work/err")"
-said "kernodeck-junit: $work/named/junit.xml validates against junit-10.xsd"
-publish --reports "$work/named" --case-records "$gx" --source-root "$source_root" \
-  --no-machine-scan "the caller replaces them"
-[[ $status == 0 ]] || fail "--no-machine-scan exited $status"
-said "kernodeck-junit: $work/named is not held against this machine's details: the caller replaces them"
+home=/srv/ops-home-$$
+named=$work/named-records
+mkdir -p "$named" "$work/named/cases"
+python3 -c 'import json, sys
+host, home, root, tmp = sys.argv[1:]
+print(json.dumps({"name": "cli.run/named", "started": "", "ended": True, "skipped": False,
+                  "failures": [f"{root}/suites/cli_cases.cpp:84\nran on {host} as {home}/.cache "
+                               f"with {tmp}/kd-case/out.json"], "time": 0}))' \
+  "$host" "$home" "$source_root" "$work" >"$named/cli.run.named.json"
+python3 -c 'import json, sys
+print(json.dumps({"tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "probe": "python"},
+                  "status": "failed", "code": "GPU_UNAVAILABLE", "exit_code": 6, "stage": "device",
+                  "error": {"type": "GpusHidden", "message": "no GPU on " + sys.argv[1]}}))' \
+  "$host" >"$work/named/cases/cli.named.json"
+HOME=$home publish --reports "$work/named" --case-records "$named" --source-root "$source_root"
+[[ $status == 0 ]] || fail "a run naming this machine exited $status: $(cat "$work/err")"
+said "kernodeck-junit: $work/named is written under the privacy rule: no folder or name of this machine in it"
+for file in junit.xml summary.md index.html; do
+  grep -qwF -- "$host" "$work/named/$file" && fail "$file names the host $host"
+  grep -qF -e "$home" -e "$source_root/" -e "$work/" "$work/named/$file" &&
+    fail "$file names a folder of this machine: $(grep -oF -e "$home" -e "$source_root/" -e "$work/" "$work/named/$file" | head -1)"
+done
+grep -qF "suites/cli_cases.cpp:84" "$work/named/junit.xml" ||
+  fail "the source root's file is not shown relative to it"
+grep -qF "ran on &lt;redacted&gt; as &lt;home&gt;/.cache with &lt;$(basename "$work")&gt;/kd-case/out.json" \
+  "$work/named/junit.xml" || fail "junit.xml does not show the stand-ins: $(cat "$work/named/junit.xml")"
+grep -qF "no GPU on &lt;redacted&gt;" "$work/named/index.html" ||
+  fail "index.html does not show the check's report with the host's stand-in"
 
 # 5. --commit is taken as given; outside a git tree without it, the commit is unknown.
 mkdir -p "$work/src"

@@ -22,6 +22,28 @@ bool is_separator(char c) {
          c == ';' || c == '=';
 }
 
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
+}
+
+// Each place `secret` stands in `text` (at word boundaries where it asks for them) replaced.
+void replace_secret(std::string& text, const Secret& secret, std::string_view with) {
+  const std::string& s = secret.text;
+  for (size_t pos = text.find(s); pos != std::string::npos; pos = text.find(s, pos)) {
+    const size_t end = pos + s.size();
+    const bool joined = secret.whole_word &&
+                        ((is_name_char(s.front()) && pos > 0 && is_name_char(text[pos - 1])) ||
+                         (is_name_char(s.back()) && end < text.size() && is_name_char(text[end])));
+    if (joined) {
+      ++pos;
+      continue;
+    }
+    text.replace(pos, s.size(), with);
+    pos += with.size();
+  }
+}
+
 void add_secret(std::vector<std::string>& secrets, std::string value) {
   // A bare "/" or a short value would blank out ordinary words.
   if (value.size() >= kMinSecretLength || (value.size() >= 2 && value[0] == '/')) {
@@ -31,13 +53,41 @@ void add_secret(std::vector<std::string>& secrets, std::string value) {
 
 }  // namespace
 
-Sanitizer::Sanitizer(std::vector<std::string> secrets) : secrets_(std::move(secrets)) {
+Sanitizer::Sanitizer(std::vector<std::string> secrets) {
+  if (secrets.empty()) return;
+  std::vector<Secret> each;
+  for (std::string& text : secrets) each.push_back(Secret{std::move(text)});
+  *this = with_stand_ins(std::move(each));
+}
+
+Sanitizer Sanitizer::with_stand_ins(std::vector<Secret> secrets) {
+  Sanitizer s(std::vector<std::string>{});
+  s.secrets_ = std::move(secrets);
+  std::vector<Secret>& list = s.secrets_;
+  list.erase(
+      std::remove_if(list.begin(), list.end(), [](const Secret& x) { return x.text.empty(); }),
+      list.end());
   // Longest first, and equal strings side by side, so that std::unique sees
   // every duplicate (it only removes neighbours).
-  std::sort(secrets_.begin(), secrets_.end(), [](const std::string& a, const std::string& b) {
-    return a.size() != b.size() ? a.size() > b.size() : a < b;
+  std::sort(list.begin(), list.end(), [](const Secret& a, const Secret& b) {
+    return a.text.size() != b.text.size() ? a.text.size() > b.text.size() : a.text < b.text;
   });
-  secrets_.erase(std::unique(secrets_.begin(), secrets_.end()), secrets_.end());
+  list.erase(std::unique(list.begin(), list.end(),
+                         [](const Secret& a, const Secret& b) { return a.text == b.text; }),
+             list.end());
+  return s;
+}
+
+std::vector<std::string> Sanitizer::secrets() const {
+  std::vector<std::string> texts;
+  for (const Secret& s : secrets_) texts.push_back(s.text);
+  return texts;
+}
+
+std::string Sanitizer::redact(std::string_view text) const {
+  std::string out(text);
+  for (const Secret& secret : secrets_) replace_secret(out, secret, secret.stand_in);
+  return out;
 }
 
 Sanitizer Sanitizer::for_this_process() {
@@ -132,9 +182,9 @@ std::string Sanitizer::message(std::string_view text) const {
   // still one word when its folders are cut; and it is a control character,
   // which `clean` no longer holds, so no secret can spell a part of it.
   constexpr std::string_view kMark = "\x01";
-  for (const auto& secret : secrets_) replace_all(clean, secret, kMark);
+  for (const Secret& secret : secrets_) replace_secret(clean, secret, kMark);
   clean = cut_paths(clean);
-  for (const auto& secret : secrets_) replace_all(clean, secret, kMark);
+  for (const Secret& secret : secrets_) replace_secret(clean, secret, kMark);
   constexpr std::string_view kStandIn = "<redacted>";
   replace_all(clean, kMark, kStandIn);
   // Spaces are the only white space left in `clean`.

@@ -1,6 +1,9 @@
-// Makes text from outside the check (library errors, loader messages, tool
-// output) safe to put in a report: one line, short, no paths of the machine,
-// no value of its environment, no host or user name.
+// The one privacy rule: a detail of the machine (a path of it, a value of its environment, its
+// host or user name) never reaches what is reported or published; each is replaced. The check
+// applies it to text from outside (library errors, loader messages, tool output) with message():
+// one line, short, paths cut to their last component. kernodeck-junit publish applies it with
+// redact() to every text it publishes, each detail shown as its stand-in ("<tmp>", a path made
+// relative to the source root).
 //
 //   Sanitizer s = Sanitizer::for_this_process();
 //   report["error"]["message"] = s.message(exception_text);
@@ -12,10 +15,21 @@
 
 namespace kd {
 
+// A detail of the machine and what stands in its place.
+struct Secret {
+  std::string text;
+  std::string stand_in = "<redacted>";
+  // Matched only where no letter, digit, '_' or '-' stands against a letter or digit of it at its
+  // ends: a host name "vm" is not taken out of "kvm", nor a folder "/tmp" out of "/tmpfs".
+  bool whole_word = false;
+};
+
 class Sanitizer {
  public:
   // Secrets are whole strings that must never appear, longest first.
   explicit Sanitizer(std::vector<std::string> secrets);
+  // Secrets each with its own stand-in and match.
+  static Sanitizer with_stand_ins(std::vector<Secret> secrets);
 
   // Collects this process's sensitive strings: every environment value of
   // 6 characters or more, host name, user name, home, working directory and
@@ -26,6 +40,10 @@ class Sanitizer {
   // replaced by "<redacted>", control characters dropped, at most
   // kMaxMessage characters.
   std::string message(std::string_view text) const;
+
+  // Every secret of a whole text replaced by its stand-in, longest first; nothing else changes
+  // (lines, paths and length stay): what kernodeck-junit publish writes.
+  std::string redact(std::string_view text) const;
 
   // A version-like token ("2.3.1+cu121"): kept only if it is made of
   // [0-9A-Za-z.+_-] and is short; otherwise empty.
@@ -38,10 +56,10 @@ class Sanitizer {
   static constexpr size_t kMaxMessage = 240;
 
   // The secrets it redacts: longest first, each once.
-  const std::vector<std::string>& secrets() const { return secrets_; }
+  std::vector<std::string> secrets() const;
 
  private:
-  std::vector<std::string> secrets_;
+  std::vector<Secret> secrets_;
 };
 
 // "/a/b/libc10.so:" -> "libc10.so:"; text without '/' is returned unchanged,

@@ -216,5 +216,28 @@ TEST(SanitizerToken, RejectsAnythingElse) {
   EXPECT_EQ(Sanitizer::token(std::string(48, '1')), std::string(48, '1'));
 }
 
+// What kernodeck-junit publish writes: each detail as its stand-in, the rest of the text whole.
+TEST(SanitizerRedact, EachSecretBecomesItsStandInAndNothingElseChanges) {
+  const Sanitizer s = Sanitizer::with_stand_ins({{"/srv/ci/checkout/", ""},
+                                                 {"/srv/ci/checkout", ".", true},
+                                                 {"/tmp", "<tmp>", true},
+                                                 {"gpu-node-7", "<redacted>", true}});
+  EXPECT_EQ(
+      s.redact("/srv/ci/checkout/suites/a.cpp:12\nran /tmp/kd-case-1/out.json on gpu-node-7."),
+      "suites/a.cpp:12\nran <tmp>/kd-case-1/out.json on <redacted>.");
+  EXPECT_EQ(s.redact("cd /srv/ci/checkout; ls"), "cd .; ls");
+  // Not these folders or this name: a longer folder, a longer name, JSON pointers, system tools.
+  EXPECT_EQ(s.redact("/srv/ci/checkout2 /tmpfs gpu-node-77 /execution/device /usr/bin/env"),
+            "/srv/ci/checkout2 /tmpfs gpu-node-77 /execution/device /usr/bin/env");
+}
+
+TEST(SanitizerRedact, ANameIsReplacedAsAWholeWordOnlyWhereItAsksForIt) {
+  const Sanitizer s = Sanitizer::with_stand_ins({{"vm", "<redacted>", true}, {"token9", "<t>"}});
+  EXPECT_EQ(s.redact("vm kvm vm-2 (vm) mytoken9x"), "<redacted> kvm vm-2 (<redacted>) my<t>x");
+  // message() shows every secret as "<redacted>" and keeps its own shape.
+  EXPECT_EQ(s.message("on vm, not kvm; mytoken9x\nsecond"),
+            "on <redacted>, not kvm; my<redacted>x");
+}
+
 }  // namespace
 }  // namespace kd

@@ -1,7 +1,7 @@
-// What must never be published: details of the machine a run was made on, in any text of a
-// folder of reports (junit.xml, summary.md, index.html, the check's JSON reports). kernodeck-junit
-// publish holds every reports folder against it, and kernodeck-evidence holds committed GPU
-// evidence against the same scanners.
+// Details of a machine in a folder made on it: GPU evidence (docs/evidence/), made on a GPU runner
+// whose folders and names this machine does not know, so found by their shapes, and any folder
+// held against this machine's own (kernodeck-evidence --published). What kernodeck-junit publish
+// writes needs no scan: it is written under the privacy rule (check/facts/sanitize.hpp).
 //
 //   MachineDetails machine = this_machine();
 //   machine.paths.push_back("/srv/ci/checkout");

@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "junit_text.hpp"
-#include "util/files.hpp"
 
 namespace kd::junit {
 namespace {
@@ -284,13 +283,8 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
     throw InputError("fleet folder " + dir.string() + " does not exist");
 
   Fleet fleet;
-  std::map<std::string, CheckReport> reports;
-  for (const std::filesystem::path& file : json_files(dir, /*missing_ok=*/false)) {
-    const std::optional<std::string> text = kd::read_file(file.string(), kd::kWholeFile);
-    CheckReport& r = reports[file.stem().string()];
-    r = parse_check_report(text.value_or(""));
-    r.read = text.has_value();
-  }
+  // Each node's report as it wrote it: the nodes' folders and names are not this machine's.
+  const CaseReports reports = read_check_reports(dir, kd::Sanitizer({}), /*missing_ok=*/false);
   std::map<std::string, FleetUnit> units = expected_units(expected, fleet.warnings);
   judge_units(reports, units, fleet.warnings);
   for (auto& [name, u] : units) fleet.units.push_back(std::move(u));

@@ -24,11 +24,12 @@ struct HtmlWarning {
 };
 
 struct HtmlCase {
-  std::string variant, layer, id, verdict, message, body, promise, declared;
+  const ReportCase* rc = nullptr;
+  std::string variant, verdict;
   std::string anchor;                      // the id of its element, "case-<n>"
   const CheckReport* json = nullptr;       // the check's report of it, when there is one
-  std::optional<MetCause> cause;           // the catalogue's cause that report names
-  std::vector<HtmlWarning> warnings;       // that report's warnings, in its order
+  std::optional<MetCause> cause = {};      // the catalogue's cause that report names
+  std::vector<HtmlWarning> warnings = {};  // that report's warnings, in its order
 };
 
 struct LayerState {
@@ -95,16 +96,6 @@ void add_suite_facts(const ReportSuite& suite, HtmlReport& r) {
   }
 }
 
-const char* verdict_word(Verdict v) {
-  switch (v) {
-    case Verdict::Failure: return "failed";
-    case Verdict::Error: return "error";
-    case Verdict::Skipped: return "skipped";
-    case Verdict::Passed: break;
-  }
-  return "passed";
-}
-
 // Counts a case, and files it under its layer, or as a certificate's statement.
 void add_case(const ReportCase& rc, const std::string& variant, HtmlReport& r) {
   r.counts.add(rc.verdict);
@@ -112,21 +103,12 @@ void add_case(const ReportCase& rc, const std::string& variant, HtmlReport& r) {
     r.certificates.emplace_back(variant, certificate_words(rc));
     return;
   }
-  HtmlCase c;
-  c.variant = variant;
-  c.layer = rc.classname;
-  c.id = rc.name;
-  c.verdict = verdict_word(rc.verdict);
-  c.message = rc.message;
-  c.body = rc.body;
-  c.promise = rc.promise;
-  c.declared = rc.declared;
-  c.anchor = "case-" + std::to_string(r.counts.tests);
-  LayerState& state = r.layers[c.layer];
+  HtmlCase c{&rc, variant, verdict_word(rc.verdict), "case-" + std::to_string(r.counts.tests)};
+  LayerState& state = r.layers[rc.classname];
   if (c.verdict == "passed") ++state.passed;
   else if (c.verdict == "skipped") ++state.skipped;
   else ++state.failed;
-  r.by_layer[c.layer].push_back(std::move(c));
+  r.by_layer[rc.classname].push_back(std::move(c));
 }
 
 HtmlReport html_report(const Report& report) {
@@ -302,26 +284,27 @@ void write_case_warnings(std::ostringstream& h, const HtmlCase& c) {
 }
 
 void write_case(std::ostringstream& h, const HtmlCase& c) {
-  h << "<div class=\"case\" data-case=\"" << html_escape(c.layer + "." + c.id)
+  h << "<div class=\"case\" data-case=\"" << html_escape(c.rc->classname + "." + c.rc->name)
     << "\" data-verdict=\"" << c.verdict << "\"";
   if (!c.variant.empty()) h << " data-variant=\"" << html_escape(c.variant) << "\"";
-  h << " id=\"" << c.anchor << "\"><strong>" << html_escape(c.id) << "</strong>";
+  h << " id=\"" << c.anchor << "\"><strong>" << html_escape(c.rc->name) << "</strong>";
   if (!c.variant.empty()) h << " [" << html_escape(c.variant) << "]";
   h << " <span class=\"" << (c.verdict == "error" ? "failed" : c.verdict) << "\">" << c.verdict
     << "</span>\n";
-  if (!c.promise.empty())
-    h << "<div class=\"promise\">Promise: " << html_escape(c.promise) << "</div>\n";
-  if (!c.declared.empty())
-    h << "<div class=\"promise\">Declared at <code>" << html_escape(c.declared) << "</code></div>\n";
+  if (!c.rc->promise.empty())
+    h << "<div class=\"promise\">Promise: " << html_escape(c.rc->promise) << "</div>\n";
+  if (!c.rc->declared.empty())
+    h << "<div class=\"promise\">Declared at <code>" << html_escape(c.rc->declared)
+      << "</code></div>\n";
   if (c.verdict == "skipped") {
-    h << "<div class=\"reason\">Skipped: " << html_escape(c.message) << "</div>\n";
+    h << "<div class=\"reason\">Skipped: " << html_escape(c.rc->message) << "</div>\n";
   } else if (c.verdict != "passed") {
-    h << "<div class=\"reason\">" << html_escape(c.message) << "</div>\n";
+    h << "<div class=\"reason\">" << html_escape(c.rc->message) << "</div>\n";
   }
   write_case_cause(h, c);
   write_case_warnings(h, c);
   if (failed(c)) {
-    h << "<details><summary>What went wrong</summary><pre>" << html_escape(c.body)
+    h << "<details><summary>What went wrong</summary><pre>" << html_escape(c.rc->body)
       << "</pre></details>\n";
   }
   if (c.json != nullptr) {
@@ -358,7 +341,7 @@ void write_cases(std::ostringstream& h, const HtmlReport& r) {
 void attach_reports(HtmlReport& r, const CaseReports& case_json, const Causes& causes) {
   for (auto& [layer, cases] : r.by_layer) {
     for (HtmlCase& c : cases) {
-      c.json = report_of_case(case_json, c.variant, c.layer, c.id);
+      c.json = report_of_case(case_json, c.variant, c.rc->classname, c.rc->name);
       if (c.json == nullptr) continue;
       c.cause = cause_met(causes, *c.json);
       for (const ReportWarning& w : c.json->warnings)
@@ -408,7 +391,7 @@ void write_cause_row(std::ostringstream& h, const CauseRow& row, const std::vect
     const HtmlCase& c = *met[i].c;
     h << (i ? ", " : "") << "<a href=\"#" << c.anchor << "\" class=\""
       << (met[i].warned ? "warned" : failed(c) ? "failed" : c.verdict) << "\">"
-      << html_escape(c.layer + "." + c.id)
+      << html_escape(c.rc->classname + "." + c.rc->name)
       << (c.variant.empty() ? std::string() : " [" + html_escape(c.variant) + "]") << "</a>"
       << (met[i].warned ? " (a warning)" : "");
   }

@@ -4,10 +4,10 @@
 #include <libxml/xmlschemas.h>
 #include <libxml/xmlversion.h>
 
-#include <climits>
 #include <memory>
 #include <stdexcept>
 
+#include "junit_xml.hpp"
 #include "util/text.hpp"
 
 namespace kd::junit {
@@ -34,8 +34,6 @@ struct FreeSchema {
   void operator()(xmlSchemaParserCtxt* p) const { xmlSchemaFreeParserCtxt(p); }
   void operator()(xmlSchema* s) const { xmlSchemaFree(s); }
   void operator()(xmlSchemaValidCtxt* v) const { xmlSchemaFreeValidCtxt(v); }
-  void operator()(xmlParserCtxt* p) const { xmlFreeParserCtxt(p); }
-  void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
 };
 template <typename T>
 using Owned = std::unique_ptr<T, FreeSchema>;
@@ -59,25 +57,6 @@ xmlSchema* schema() {
   return parsed.get();
 }
 
-// The document, parsed without touching the network; nullptr with the parser's error.
-Owned<xmlDoc> parse(const std::string& xml, std::vector<std::string>& errors) {
-  if (xml.size() > static_cast<std::size_t>(INT_MAX)) {
-    errors.push_back("the report is too large to validate");
-    return nullptr;
-  }
-  Owned<xmlParserCtxt> context(xmlNewParserCtxt());
-  if (!context) throw std::bad_alloc();
-  Owned<xmlDoc> doc(xmlCtxtReadMemory(context.get(), xml.data(), static_cast<int>(xml.size()),
-                                      "junit.xml", nullptr,
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
-  if (!doc) {
-    ErrorPointer error = xmlCtxtGetLastError(context.get());
-    errors.push_back("not well-formed XML: " +
-                     (error != nullptr ? describe(error) : std::string("no reason given")));
-  }
-  return doc;
-}
-
 bool without_reason(const std::string& message) {
   return message.rfind("SKIP_REGULAR_EXPRESSION_MATCHED", 0) == 0 ||
          message == "skipped by the test (no reason given)";
@@ -87,9 +66,13 @@ bool without_reason(const std::string& message) {
 
 std::vector<std::string> schema_errors(const std::string& xml) {
   xmlSchema* s = schema();
+  XmlDoc doc;
+  try {
+    doc = parse_xml(xml, "");
+  } catch (const InputError& e) {
+    return {e.what()};
+  }
   std::vector<std::string> errors;
-  const Owned<xmlDoc> doc = parse(xml, errors);
-  if (!doc) return errors;
   Owned<xmlSchemaValidCtxt> context(xmlSchemaNewValidCtxt(s));
   if (!context) throw std::bad_alloc();
   xmlSchemaSetValidStructuredErrors(context.get(), collect, &errors);

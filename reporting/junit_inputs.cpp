@@ -42,22 +42,16 @@ CtestRun parse_ctest_junit(const std::string& xml) {
       const xmlNode* error = child(tc, "error");
       const xmlNode* skipped = child(tc, "skipped");
       c.output = all_text(child(tc, "system-out"));
-      const std::string status = attr(tc, "status");
-      if (status == "run") {
-        c.status = CtestStatus::Passed;
-      } else if (status == "fail") {
-        c.status = CtestStatus::Failed;
-      } else if (status == "notrun") {
-        c.status = CtestStatus::NotRun;
-      } else if (status == "disabled") {
-        c.status = CtestStatus::Disabled;
-      } else if (failure || error) {
-        c.status = CtestStatus::Failed;
-      } else if (skipped) {
-        c.status = CtestStatus::NotRun;
-      } else {
-        c.status = CtestStatus::Passed;
-      }
+      static const std::map<std::string, CtestStatus> kStatus{
+          {"run", CtestStatus::Passed},
+          {"fail", CtestStatus::Failed},
+          {"notrun", CtestStatus::NotRun},
+          {"disabled", CtestStatus::Disabled}};
+      const auto status = kStatus.find(attr(tc, "status"));
+      c.status = status != kStatus.end() ? status->second
+                 : failure || error      ? CtestStatus::Failed
+                 : skipped               ? CtestStatus::NotRun
+                                         : CtestStatus::Passed;
       if (c.status == CtestStatus::NotRun && skipped) c.reason = attr(skipped, "message");
       if (c.status == CtestStatus::Failed) {
         if (failure) c.reason = attr(failure, "message");

@@ -2,6 +2,16 @@
 
 namespace kd::junit {
 
+const char* verdict_word(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Failure: return "failed";
+    case Verdict::Error: return "error";
+    case Verdict::Skipped: return "skipped";
+    case Verdict::Passed: break;
+  }
+  return "passed";
+}
+
 void Counts::add(Verdict verdict) {
   ++tests;
   switch (verdict) {

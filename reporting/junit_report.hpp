@@ -20,6 +20,9 @@ struct InputError : std::runtime_error {
 
 enum class Verdict { Passed, Failure, Error, Skipped };
 
+// How the summary and the page say a verdict: "passed", "failed", "error", "skipped".
+const char* verdict_word(Verdict verdict);
+
 struct ReportCase {
   std::string classname;  // the layer (GoogleTest suite); written as "kernodeck.<layer>"
   std::string name;       // the case id

@@ -7,10 +7,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <limits>
+#include <cmath>
+#include <cstdlib>
 #include <system_error>
-#include <locale>
-#include <sstream>
 
 #include "junit_report.hpp"
 #include "util/files.hpp"
@@ -19,12 +18,9 @@
 namespace kd::junit {
 
 double parse_double(const std::string& text) {
-  if (text.empty()) return 0;
-  std::istringstream in(text);
-  in.imbue(std::locale::classic());
-  double value = 0;
-  in >> value;
-  return in.fail() || value < 0 ? 0 : value;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);  // this program keeps the "C" locale
+  return end == text.c_str() || !(value >= 0) || std::isinf(value) ? 0 : value;
 }
 
 std::string format_seconds(double seconds) {
@@ -33,15 +29,12 @@ std::string format_seconds(double seconds) {
   return buffer;
 }
 
-// Whole seconds print without a fraction so that "TIMEOUT of 2 s" reads as the user wrote it.
 std::string format_limit(double seconds) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%g", seconds);
   return buffer;
 }
 
-// GoogleTest opens each assertion with where it is ("path:42" in XML, "path:42: Failure" on
-// the console); that says nothing about why, so summaries skip it.
 bool is_location_line(std::string_view line) {
   for (std::string_view suffix : {": Failure", ": Skipped"}) {
     if (line.size() > suffix.size() &&
@@ -66,7 +59,6 @@ std::string last_nonempty_line(std::string_view text) {
   return "";
 }
 
-// Cut at a character boundary so that the result stays valid UTF-8.
 std::string cut(std::string_view text, std::size_t limit) {
   if (text.size() <= limit) return std::string(text);
   std::size_t end = limit;
@@ -74,7 +66,6 @@ std::string cut(std::string_view text, std::size_t limit) {
   return std::string(text.substr(0, end)) + "...";
 }
 
-// A skip's reason without GoogleTest's location line, on one line.
 std::string skip_reason(std::string_view text) {
   std::string reason;
   for (std::string_view line : split_lines(text)) {
@@ -218,6 +209,5 @@ std::string headline(std::string_view text) {
   }
   return cut(first_nonempty, 200);
 }
-
 
 }  // namespace kd::junit

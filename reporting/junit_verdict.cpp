@@ -296,11 +296,6 @@ class Decision {
   std::string long_name_;
 };
 
-Draft decide(const CtestCase& c, const CaseRecords& records, const TestInfo* info,
-             const CtestRun& run) {
-  return Decision(c, records, info, run).decide();
-}
-
 }  // namespace
 
 Report convert(const CtestRun& run, const CaseRecords& records,
@@ -309,7 +304,7 @@ Report convert(const CtestRun& run, const CaseRecords& records,
   drafts.reserve(run.cases.size());
   for (const CtestCase& c : run.cases) {
     auto it = infos.find(c.name);
-    drafts.push_back(decide(c, records, it == infos.end() ? nullptr : &it->second, run));
+    drafts.push_back(Decision(c, records, it == infos.end() ? nullptr : &it->second, run).decide());
   }
 
   // Two TEST_Ps of one layer may share a param name; their cases keep the whole test name.

@@ -262,7 +262,8 @@ Report merge_reports(std::vector<Report> reports, const std::vector<std::string>
 // ---- libxml2 ---------------------------------------------------------------------------------
 
 XmlDoc parse_xml(const std::string& xml, const std::string& what) {
-  if (xml.size() > static_cast<std::size_t>(INT_MAX)) throw InputError(what + ": too large");
+  const std::string named = what.empty() ? "" : what + ": ";
+  if (xml.size() > static_cast<std::size_t>(INT_MAX)) throw InputError(named + "too large");
   XmlDoc doc(xmlReadMemory(xml.data(), static_cast<int>(xml.size()), nullptr, nullptr,
                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                                XML_PARSE_HUGE));
@@ -272,7 +273,7 @@ XmlDoc parse_xml(const std::string& xml, const std::string& what) {
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     if (error != nullptr && error->line > 0)
       why = "line " + std::to_string(error->line) + ": " + why;
-    throw InputError(what + ": not well-formed XML: " + (why.empty() ? "no reason given" : why));
+    throw InputError(named + "not well-formed XML: " + (why.empty() ? "no reason given" : why));
   }
   return doc;
 }

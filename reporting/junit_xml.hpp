@@ -38,7 +38,8 @@ struct FreeXmlDoc {
 };
 using XmlDoc = std::unique_ptr<xmlDoc, FreeXmlDoc>;
 
-// Parsed without the network; an InputError "<what>: not well-formed XML: ..." otherwise.
+// Parsed without the network; an InputError "<what>: not well-formed XML: line 3: ..." otherwise
+// (without "<what>: " for an empty `what`).
 XmlDoc parse_xml(const std::string& xml, const std::string& what);
 
 // The root element; nullptr for none.

@@ -1,28 +1,6 @@
-// kernodeck-junit: publishes a test run, the one pipeline ci/ and CTest's cleanup step call, and
-// turns a fleet's reports into one certificate.
-//
-//   kernodeck-junit publish --reports DIR --source-root DIR
-//                   (--case-records DIR [--ctest-junit FILE] [--ctest-tests FILE] [--variant NAME]
-//                    [--commit TEXT] | --merge FILE...)
-//                   [--title NAME] [--causes FILE] [--hide-prefix DIR]... [--machine-path DIR]...
-//   kernodeck-junit fleet DIR (--expect NODE.UNIT... | --expect-file FILE)... --output FILE
-//                   [--title NAME] [--commit TEXT] [--summary FILE] [--html FILE] [--causes FILE]
-//
-// publish writes DIR/junit.xml (valid against junit-10.xsd; classname "kernodeck.<layer>", name
-// the case id; a first suite "certificate" and the certificate's facts as properties, learned
-// from the check's reports in DIR/cases), DIR/summary.md and DIR/index.html of the CTest run
-// (--ctest-junit: what `ctest --output-junit` wrote; without it, every case that left a record in
-// --case-records, the folder each case writes its record into (contract/case_record.hpp);
-// --ctest-tests: `ctest --show-only=json-v1`, which tells GoogleTest tests and their timeouts;
-// --variant: suites named "<layer> [NAME]" with the property kernodeck.variant) or of the
-// --merge reports (one per variant, each with the check's reports in the cases/ folder beside
-// it), every text with this machine's folders and names replaced (the privacy rule), then checks
-// them: the schema and every skip's reason. See publish.hpp for every option, junit_verdict.hpp
-// for how each case's verdict is weighed, html_page.hpp for the page.
-//
-// fleet reads a folder of the check's own reports, one per GPU, "<node>.<unit>.json": a
-// testsuite per node, a testcase per unit, and an error for each expected unit (--expect, or
-// --expect-file: one per line, '#' comments) that left none. See fleet.hpp.
+// kernodeck-junit: publishes a test run (publish: publish.hpp), the one pipeline ci/ and CTest's
+// cleanup step call, and turns a fleet's reports into one certificate (fleet: fleet.hpp). Its
+// options and what it writes: docs/dashboards.md (publish), docs/fleets.md (fleet), and --help.
 //
 // Prints "tests=N passed=N failures=N errors=N skipped=N" of the report written; exits 0 whatever
 // the tests did; 1 when an input cannot be read or is not what it should be, the report cannot be
@@ -42,7 +20,7 @@ namespace junit = kd::junit;
 CLI::App* add_publish(CLI::App& app, junit::Options& o) {
   CLI::App* p = app.add_subcommand(
       "publish", "Writes a run's (or merged reports') junit.xml, summary.md and index.html into "
-                 "the reports folder and checks them: schema, skip reasons, this machine");
+                 "the reports folder under the privacy rule and checks them: schema, skip reasons");
   p->add_option("--reports", o.reports, "the reports folder (its cases/: the check's reports)")
       ->required()
       ->type_name("DIR");

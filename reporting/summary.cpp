@@ -2,21 +2,14 @@
 #include "summary.hpp"
 
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "certificate.hpp"
 #include "junit_text.hpp"
+#include "util/text.hpp"
 
 namespace kd::junit {
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 // The first line of `text` as one cell; "(no reason given)" for none.
 std::string reason_cell(const std::string& text) {
@@ -34,16 +27,6 @@ std::string cause_cell(const CaseReports& case_json, const Causes& causes,
                      "`): " + met->row->next_action);
 }
 
-const char* shown_verdict(Verdict v) {
-  switch (v) {
-    case Verdict::Failure: return "failed";
-    case Verdict::Error: return "error";
-    case Verdict::Skipped: return "skipped";
-    case Verdict::Passed: break;
-  }
-  return "passed";
-}
-
 // `text` as one cell; "-" for none.
 std::string cell_or_dash(const std::string& text) {
   const std::string out = markdown_cell(text);
@@ -59,7 +42,7 @@ std::string warning_rows(const CaseReports& case_json, const std::string& varian
   std::string rows;
   for (const ReportWarning& w : report->warnings) {
     rows += "| " + cell_or_dash(variant) + " | `" + kClassPrefix + c.classname + "." + c.name +
-            "` | " + shown_verdict(c.verdict) + " | " + cell_or_dash(w.stage) + " | " +
+            "` | " + verdict_word(c.verdict) + " | " + cell_or_dash(w.stage) + " | " +
             (w.type.empty() ? "-" : "`" + markdown_cell(w.type) + "`") + " | " +
             cell_or_dash(w.message) + " |\n";
   }
@@ -109,8 +92,8 @@ std::string summary_markdown(const Report& report, const CaseReports& case_json,
     for (const ReportCase& c : s.cases) {
       if (c.classname == kCertificateLayer) {
         certificates += "## " + suite_name(s.name, s.variant) + "\n\n";
-        for (const std::string& line : lines_of(certificate_words(c)))
-          certificates += line + "  \n";
+        const std::string words = certificate_words(c);
+        for (std::string_view line : split_lines(words)) certificates += std::string(line) + "  \n";
         certificates += "\n";
         continue;
       }
@@ -120,7 +103,7 @@ std::string summary_markdown(const Report& report, const CaseReports& case_json,
                                     ? "-"
                                     : cause_cell(case_json, causes, s.variant, c);
       rows += "| " + reason_cell(s.variant.empty() ? "-" : s.variant) + " | `" + kClassPrefix +
-              c.classname + "." + c.name + "` | " + shown_verdict(c.verdict) + " | " +
+              c.classname + "." + c.name + "` | " + verdict_word(c.verdict) + " | " +
               reason_cell(c.message) + " | " + cause + " |\n";
     }
   }

@@ -64,6 +64,18 @@ void redact(Report& report, const kd::Sanitizer& rule) {
         *text = rule.redact(*text);
 }
 
+// The files the cases left in cases/ (the check's reports, its output) under the rule, each
+// rewritten whole where it named the machine: they are published with the report.
+void redact_folder(const std::string& dir, const kd::Sanitizer& rule) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const std::string text = read_input(it->path().string(), "case's file");
+    if (const std::string redacted = rule.redact(text); redacted != text)
+      write_output(it->path().string(), redacted);
+  }
+}
+
 // A report with the check's report of each of its cases.
 struct Model {
   Report report;
@@ -86,6 +98,7 @@ Model run_model(const Options& o, const PublishEnvironment& env, const kd::Sanit
   const std::string cases_dir = within(o.reports, "cases");
   std::error_code ec;
   fs::create_directories(cases_dir, ec);  // a run whose cases wrote no report has none
+  redact_folder(cases_dir, rule);
   m.cases = read_check_reports(cases_dir, rule, /*missing_ok=*/false);
   Certificate certificate = certificate_of(m.cases, notes);
   certificate.commit =

@@ -176,8 +176,9 @@ grep -q "^  line [0-9]*: Element 'testsuites', attribute 'time': .*'inf'" "$work
   fail "the refusal does not say why: $(cat "$work/err")"
 
 # 4. What names this machine is published under the privacy rule: a case's failure that names
-#    its host, HOME, a file of the source root and the temporary folder, and a check's report
-#    that names the host, each shown as its stand-in, and the host's name nowhere as a word.
+#    its host, HOME, a file of the source root and the temporary folder, a check's report that
+#    names the host and the check's output beside it, each shown as its stand-in (the files in
+#    cases/ rewritten), and the host's name nowhere as a word.
 host=$(cat /proc/sys/kernel/hostname)
 home=/srv/ops-home-$$
 named=$work/named-records
@@ -193,10 +194,12 @@ print(json.dumps({"tool": {"name": "kernodeck-diagnostic", "version": "1.0.0", "
                   "status": "failed", "code": "GPU_UNAVAILABLE", "exit_code": 6, "stage": "device",
                   "error": {"type": "GpusHidden", "message": "no GPU on " + sys.argv[1]}}))' \
   "$host" >"$work/named/cases/cli.named.json"
+printf 'kernodeck-diagnostic on %s: wrote %s/out.json\n' "$host" "$home" \
+  >"$work/named/cases/cli.named.stderr.txt"
 HOME=$home publish --reports "$work/named" --case-records "$named" --source-root "$source_root"
 [[ $status == 0 ]] || fail "a run naming this machine exited $status: $(cat "$work/err")"
 said "kernodeck-junit: $work/named is written under the privacy rule: no folder or name of this machine in it"
-for file in junit.xml summary.md index.html; do
+for file in junit.xml summary.md index.html cases/cli.named.json cases/cli.named.stderr.txt; do
   grep -qwF -- "$host" "$work/named/$file" && fail "$file names the host $host"
   grep -qF -e "$home" -e "$source_root/" -e "$work/" "$work/named/$file" &&
     fail "$file names a folder of this machine: $(grep -oF -e "$home" -e "$source_root/" -e "$work/" "$work/named/$file" | head -1)"
@@ -207,6 +210,8 @@ grep -qF "ran on &lt;redacted&gt; as &lt;home&gt;/.cache with &lt;$(basename "$w
   "$work/named/junit.xml" || fail "junit.xml does not show the stand-ins: $(cat "$work/named/junit.xml")"
 grep -qF "no GPU on &lt;redacted&gt;" "$work/named/index.html" ||
   fail "index.html does not show the check's report with the host's stand-in"
+[[ $(cat "$work/named/cases/cli.named.stderr.txt") == "kernodeck-diagnostic on <redacted>: wrote <home>/out.json" ]] ||
+  fail "the case's output is not published with the stand-ins: $(cat "$work/named/cases/cli.named.stderr.txt")"
 
 # 5. --commit is taken as given; outside a git tree without it, the commit is unknown.
 mkdir -p "$work/src"

@@ -68,14 +68,10 @@ std::vector<std::string> parse_expected(const std::string& text);
 // InputError; other files are warnings.
 Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string>& expected);
 
-// One suite per node (its name is the node), one case per unit (classname "kernodeck.<node>",
-// name the unit): passed, a failure whose type is the code and whose message is
-// "CODE(exit) stage: message", or an error (missing-report, unreadable-report,
-// fault-injection). A first suite "certificate" states the fleet in plain words; its view holds
-// the nodes by outcome (table "nodes", failing nodes first), which layer fails where (table
-// "where": the layers in their order, then any other stage a failed report names, then "no
-// report") and the ladder counting GPUs (how many passed each layer, failed at it, or never
-// reached it). Sealed.
+// One suite per node, one case per unit, as docs/fleets.md tables them; a first suite
+// "certificate" states the fleet in plain words. Its view: the nodes by outcome (table "nodes",
+// failing nodes first), which layer fails where (table "where": the layers in their order, then
+// any other stage a failed report names, then "no report"), the ladder counting GPUs. Sealed.
 Report fleet_report(const Fleet& fleet, const std::string& title);
 
 // Each unit's report, keyed "<node>.<unit>" as its case is: what summary_markdown and

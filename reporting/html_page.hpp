@@ -17,24 +17,15 @@ namespace kd::junit {
 // `text` with & < > " ' as character references.
 std::string html_escape(std::string_view text);
 
-// The page of a sealed or read report: its view first when it has one (a fleet's tables, above
-// the environment), the layers of the contract (kLayers: import, backend, device, compute,
-// application) with their state (the view's own ladder where it has one: a fleet's counts GPUs),
-// then every case by layer with the promise
-// it recorded ("Promise: ..." first in its system-out), its verdict, its skip reason or failure,
-// and its JSON report in <details>: from `case_json` (report_of_case). Where that report's
-// error.type is a cause of `causes`, a failed or erred case shows the cause's title and next
-// action and the report's message (<div class="cause">), any other case a line naming the cause;
-// each warning of that report is a <div class="warning"> of the case, whatever its verdict (its
-// stage, type and message; the type linked to the catalogue's row when it is a cause of it), and
-// <p id="warnings"> under the counts says how many there are (data-warnings);
-// then <section id="causes">: one row per cause of `causes` (layer, cause, error.type, next
-// action), each linked to the cases that met it (data-met, their number), in their report's
-// error.type or in a warning's type. Without a catalogue (no rows) the section says so and no
-// case names a cause.
+// The page of a sealed or read report, as docs/dashboards.md describes it: its view first when it
+// has one (a fleet's tables, above the environment; its own ladder, counting GPUs), each case's
+// JSON report from `case_json` (report_of_case) and the cause of `causes` it names.
 // For tests: <main id="certificate"> carries data-tests, data-passed, data-failed,
 // data-errors and data-skipped (of every case in the report, the certificate's own included,
-// as summary_line counts them); the facts are rows of <table id="environment">.
+// as summary_line counts them); the facts are rows of <table id="environment">; each case is a
+// <div class="case" data-case="<layer>.<id>" data-verdict>, its cause a <div class="cause"> (a
+// failed or erred case) or <div class="cause-met">, each warning a <div class="warning">; the
+// catalogue is <section id="causes" data-causes data-met>, a row per cause with data-met.
 std::string certificate_html(const Report& report, const CaseReports& case_json,
                              const Causes& causes);
 

@@ -1,4 +1,4 @@
-// Covers junit_text.hpp: what XML 1.0 may carry, tails and headlines.
+// Covers junit_text.hpp: what XML 1.0 may carry.
 #include "junit_text.hpp"
 
 #include <gtest/gtest.h>
@@ -26,13 +26,6 @@ TEST(JunitText, XmlSafeKeepsUtf8AndMakesTheRestVisible) {
   EXPECT_EQ(xml_safe("\xED\xA0\x80"), "\\xED\\xA0\\x80");  // a surrogate
   EXPECT_EQ(xml_safe("\xEF\xBF\xBE"), "\\xEF\\xBF\\xBE");  // U+FFFE
   EXPECT_EQ(xml_safe("a\r\nb\rc"), "a\nb\nc");
-}
-
-TEST(JunitText, HeadlineSkipsGtestLocationLines) {
-  EXPECT_EQ(headline("/src/a.cpp:12\nFailed\n\nexpected exit 0"), "expected exit 0");
-  EXPECT_EQ(headline("a.cpp:3: Failure\nValue of: x\n  Actual: false"), "Value of: x");
-  EXPECT_EQ(headline("a.cpp:3"), "a.cpp:3");
-  EXPECT_EQ(headline(std::string(300, 'x')).size(), 203u);
 }
 
 }  // namespace

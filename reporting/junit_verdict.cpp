@@ -2,6 +2,9 @@
 
 #include "junit_text.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <ctime>
 #include <optional>
 #include <set>
@@ -11,6 +14,87 @@
 
 namespace kd::junit {
 namespace {
+
+// ---- GoogleTest's words ---------------------------------------------------------------------
+
+inline constexpr std::size_t kTailLines = 60;
+
+// Whole seconds print without a fraction so that "TIMEOUT of 2 s" reads as the user wrote it.
+std::string format_limit(double seconds) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%g", seconds);
+  return buffer;
+}
+
+// GoogleTest opens each assertion with where it is ("path:42" in XML, "path:42: Failure" on
+// the console); that says nothing about why, so summaries skip it.
+bool is_location_line(std::string_view line) {
+  for (std::string_view suffix : {": Failure", ": Skipped"}) {
+    if (line.size() > suffix.size() &&
+        line.substr(line.size() - suffix.size()) == suffix) {
+      line.remove_suffix(suffix.size());
+      break;
+    }
+  }
+  std::size_t colon = line.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == line.size()) return false;
+  if (line.find(' ') != std::string_view::npos) return false;
+  return std::all_of(line.begin() + static_cast<std::ptrdiff_t>(colon) + 1, line.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+std::string last_nonempty_line(std::string_view text) {
+  auto lines = split_lines(text);
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    std::string_view line = trim(*it);
+    if (!line.empty()) return std::string(line);
+  }
+  return "";
+}
+
+// Cut at a character boundary so that the result stays valid UTF-8.
+std::string cut(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  std::size_t end = limit;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end)) + "...";
+}
+
+// A skip's reason without GoogleTest's location line, on one line.
+std::string skip_reason(std::string_view text) {
+  std::string reason;
+  for (std::string_view line : split_lines(text)) {
+    line = trim(line);
+    if (line.empty() || is_location_line(line)) continue;
+    if (!reason.empty()) reason += ' ';
+    reason += line;
+  }
+  return reason;
+}
+
+// The skip GoogleTest printed on the console, in the form of its XML record: the location line
+// ("path:42: Skipped" becomes "path:42") and the reason's lines, up to "[  SKIPPED ]". Empty
+// when the output holds no skip. Serves the gtest programs that write no XML.
+std::string console_skip_text(std::string_view output) {
+  constexpr std::string_view kSkipped = ": Skipped";
+  std::string text;
+  bool inside = false;
+  for (std::string_view line : split_lines(output)) {
+    if (!inside) {
+      std::string_view t = trim(line);
+      if (t.size() > kSkipped.size() && t.substr(t.size() - kSkipped.size()) == kSkipped &&
+          is_location_line(t)) {
+        text = std::string(t.substr(0, t.size() - kSkipped.size()));
+        inside = true;
+      }
+      continue;
+    }
+    if (line.rfind("[  SKIPPED ]", 0) == 0) return text;
+    text += '\n';
+    text += line;
+  }
+  return "";
+}
 
 // ---- timestamps ------------------------------------------------------------------------------
 
@@ -297,6 +381,18 @@ class Decision {
 };
 
 }  // namespace
+
+std::string headline(std::string_view text) {
+  std::string_view first_nonempty;
+  for (std::string_view line : split_lines(text)) {
+    line = trim(line);
+    if (line.empty()) continue;
+    if (first_nonempty.empty()) first_nonempty = line;
+    if (is_location_line(line) || line == "Failed") continue;
+    return cut(line, 200);
+  }
+  return cut(first_nonempty, 200);
+}
 
 Report convert(const CtestRun& run, const CaseRecords& records,
                const std::map<std::string, TestInfo>& infos, const std::string& title) {

@@ -30,4 +30,8 @@ Report convert(const CtestRun& run, const CaseRecords& records,
 // declared (ReportCase::declared).
 void reason_first(Report& report);
 
+// One line for a message attribute: the first line of an assertion that says something (not
+// GoogleTest's "file:line" or "Failed"), cut to a readable length.
+std::string headline(std::string_view text);
+
 }  // namespace kd::junit

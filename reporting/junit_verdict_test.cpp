@@ -237,5 +237,12 @@ TEST(JunitReasonFirst, EveryReasonComesFirstInItsBody) {
   EXPECT_EQ(report.suites[0].cases[0].body, "");  // a pass has none
 }
 
+TEST(JunitVerdict, HeadlineSkipsGtestLocationLines) {
+  EXPECT_EQ(headline("/src/a.cpp:12\nFailed\n\nexpected exit 0"), "expected exit 0");
+  EXPECT_EQ(headline("a.cpp:3: Failure\nValue of: x\n  Actual: false"), "Value of: x");
+  EXPECT_EQ(headline("a.cpp:3"), "a.cpp:3");
+  EXPECT_EQ(headline(std::string(300, 'x')).size(), 203u);
+}
+
 }  // namespace
 }  // namespace kd::junit

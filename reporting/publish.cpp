@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <system_error>
 
@@ -21,6 +22,25 @@ namespace kd::junit {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Written to "<path>.tmp" and renamed, so that a dashboard never reads half of it; an
+// InputError when it cannot be.
+void write_output(const std::string& path, const std::string& content) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError("cannot write " + temporary);
+    out << content;
+    out.close();
+    if (!out) throw InputError("cannot write " + temporary);
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw InputError("cannot write " + path);
+  }
+}
 
 std::string within(const std::string& folder, const char* file) {
   return (fs::path(folder) / file).string();

@@ -11,6 +11,19 @@
 namespace kd::junit {
 namespace {
 
+// Newlines, tabs and '|' made safe for one cell of a Markdown table.
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else {
+      out += c == '\n' || c == '\r' || c == '\t' ? ' ' : c;
+    }
+  }
+  return out;
+}
+
 // The first line of `text` as one cell; "(no reason given)" for none.
 std::string reason_cell(const std::string& text) {
   const std::string out = markdown_cell(text.substr(0, text.find('\n')));

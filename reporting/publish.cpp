@@ -66,8 +66,9 @@ kd::Sanitizer published_rule(const Options& o, const PublishEnvironment& env) {
   for (const std::string& path : o.machine_paths)
     if (root.empty() || (folder(path) + "/").rfind(root + "/", 0) != 0) hidden.push_back(path);
   for (const std::string& path : hidden) {
-    const std::string name = fs::path(folder(path)).filename().string();
-    if (folder(path) != "/") secrets.push_back({folder(path), "<" + name + ">", true});
+    const std::string shown = folder(path);
+    if (shown != "/")
+      secrets.push_back({shown, "<" + fs::path(shown).filename().string() + ">", true});
   }
   const kd::MachineStrings machine = kd::machine_strings();
   if (!machine.home.empty()) secrets.push_back({folder(machine.home), "<home>", true});

@@ -11,15 +11,12 @@
 namespace kd::junit {
 namespace {
 
-// Newlines, tabs and '|' made safe for one cell of a Markdown table.
+// One line (one_line), its '|' escaped: safe for one cell of a Markdown table.
 std::string markdown_cell(std::string_view text) {
   std::string out;
-  for (const char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else {
-      out += c == '\n' || c == '\r' || c == '\t' ? ' ' : c;
-    }
+  for (const char c : one_line(text)) {
+    if (c == '|') out += '\\';
+    out += c;
   }
   return out;
 }

@@ -54,28 +54,29 @@ void add_secret(std::vector<std::string>& secrets, std::string value) {
 }  // namespace
 
 Sanitizer::Sanitizer(std::vector<std::string> secrets) {
-  if (secrets.empty()) return;
-  std::vector<Secret> each;
-  for (std::string& text : secrets) each.push_back(Secret{std::move(text)});
-  *this = with_stand_ins(std::move(each));
+  for (std::string& text : secrets) secrets_.push_back(Secret{std::move(text)});
+  keep_each_once();
 }
 
 Sanitizer Sanitizer::with_stand_ins(std::vector<Secret> secrets) {
-  Sanitizer s(std::vector<std::string>{});
+  Sanitizer s({});
   s.secrets_ = std::move(secrets);
-  std::vector<Secret>& list = s.secrets_;
-  list.erase(
-      std::remove_if(list.begin(), list.end(), [](const Secret& x) { return x.text.empty(); }),
-      list.end());
+  s.keep_each_once();
+  return s;
+}
+
+void Sanitizer::keep_each_once() {
+  secrets_.erase(std::remove_if(secrets_.begin(), secrets_.end(),
+                                [](const Secret& s) { return s.text.empty(); }),
+                 secrets_.end());
   // Longest first, and equal strings side by side, so that std::unique sees
   // every duplicate (it only removes neighbours).
-  std::sort(list.begin(), list.end(), [](const Secret& a, const Secret& b) {
+  std::sort(secrets_.begin(), secrets_.end(), [](const Secret& a, const Secret& b) {
     return a.text.size() != b.text.size() ? a.text.size() > b.text.size() : a.text < b.text;
   });
-  list.erase(std::unique(list.begin(), list.end(),
-                         [](const Secret& a, const Secret& b) { return a.text == b.text; }),
-             list.end());
-  return s;
+  secrets_.erase(std::unique(secrets_.begin(), secrets_.end(),
+                             [](const Secret& a, const Secret& b) { return a.text == b.text; }),
+                 secrets_.end());
 }
 
 std::vector<std::string> Sanitizer::secrets() const {

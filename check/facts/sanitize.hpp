@@ -59,6 +59,9 @@ class Sanitizer {
   std::vector<std::string> secrets() const;
 
  private:
+  // Drops empty secrets and repeats; the longest first.
+  void keep_each_once();
+
   std::vector<Secret> secrets_;
 };
 

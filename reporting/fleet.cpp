@@ -47,19 +47,12 @@ void judge(FleetUnit& u, const CheckReport& r) {
                                : "the report is not a JSON object (cut short or not a report)";
     return;
   }
-  u.json = r.pretty;
   u.report = r;
   u.report.text = r.pretty;
   if (!r.ours) {
     u.message = "not a report of kernodeck-diagnostic (tool.name is not kernodeck-diagnostic)";
     return;
   }
-  u.code = r.code;
-  u.stage = r.stage;
-  u.device = r.device;
-  u.exit_code = static_cast<int>(r.exit_code.value_or(-1));
-  if (r.has_error) u.error = r.error_type + ": " + r.error_message;
-  u.seconds = r.seconds;
   if (const std::vector<std::string> problems = contract_problems(r); !problems.empty()) {
     u.message = "the report does not hold against the contract: " + problems.front();
     for (std::size_t i = 1; i < problems.size(); ++i) u.message += "; " + problems[i];
@@ -141,11 +134,11 @@ std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> failures_by_l
   };
   for (const char* layer : kLayers)
     for (const FleetUnit& u : fleet.units)
-      if (u.state == UnitState::Failed && u.stage == layer) add(layer, &u);
+      if (u.state == UnitState::Failed && u.report.stage == layer) add(layer, &u);
   const int past_layers = static_cast<int>(kLayerCount);
   for (const FleetUnit& u : fleet.units) {
-    const int rank = stage_rank(u.stage);
-    if (u.state == UnitState::Failed && (rank < 0 || rank == past_layers)) add(u.stage, &u);
+    const int rank = stage_rank(u.report.stage);
+    if (u.state == UnitState::Failed && (rank < 0 || rank == past_layers)) add(u.report.stage, &u);
   }
   for (const FleetUnit& u : fleet.units)
     if (u.state == UnitState::Missing || u.state == UnitState::Unreadable) add("no report", &u);
@@ -160,8 +153,7 @@ ViewTable where_table(const Fleet& fleet) {
     std::string where;
     for (const FleetUnit* u : units) {
       where += (where.empty() ? "" : ", ") + u->id();
-      if (u->state == UnitState::Failed)
-        where += " " + u->code + "(" + std::to_string(u->exit_code) + ")";
+      if (u->state == UnitState::Failed) where += " " + u->verdict_words(false);
     }
     table.rows.push_back(
         {{{"layer", layer}}, {{layer}, {std::to_string(units.size())}, {where}}});
@@ -183,7 +175,7 @@ std::vector<LadderStep> fleet_ladder(const Fleet& fleet) {
       continue;
     }
     const int reached = u.state == UnitState::Passed ? static_cast<int>(kLayerCount)
-                                                     : stage_rank(u.stage);
+                                                     : stage_rank(u.report.stage);
     for (std::size_t i = 0; i < kLayerCount; ++i) {
       const int layer = static_cast<int>(i);
       if (reached < 0 || layer == reached) ++counts[i].failed;  // an unknown stage fails them all
@@ -206,8 +198,13 @@ std::vector<LadderStep> fleet_ladder(const Fleet& fleet) {
 
 }  // namespace
 
-std::string FleetUnit::verdict_words() const {
-  return code + "(" + std::to_string(exit_code) + ") " + stage;
+std::string FleetUnit::verdict_words(bool with_stage) const {
+  return report.code + "(" + std::to_string(report.exit_code.value_or(-1)) + ")" +
+         (with_stage ? " " + report.stage : "");
+}
+
+std::string FleetUnit::error() const {
+  return report.has_error ? report.error_type + ": " + report.error_message : "";
 }
 
 std::vector<std::string> parse_expected(const std::string& text) {
@@ -293,7 +290,7 @@ Fleet read_fleet(const std::filesystem::path& dir, const std::vector<std::string
   fleet.facts = certificate_of(reports, notes);  // its warnings repeat the ones above
   std::size_t gpu_reports = 0;
   for (const FleetUnit& u : fleet.units)
-    if (u.device == "cuda") ++gpu_reports;
+    if (u.report.ours && u.report.device == "cuda") ++gpu_reports;
   const std::size_t nodes = by_node(fleet).size();
   fleet.facts.gpu_count = std::to_string(gpu_reports) + " checked with --device cuda, of " +
                           plural(fleet.units.size(), "task", "tasks") + " on " +
@@ -310,8 +307,8 @@ Report fleet_report(const Fleet& fleet, const std::string& title) {
       ReportCase c;
       c.classname = node;
       c.name = u->unit;
-      c.time = u->seconds;
-      report.time += u->seconds;
+      c.time = u->report.ours ? u->report.seconds : 0;
+      report.time += c.time;
       const std::string file = u->id() + ".json";
       switch (u->state) {
         case UnitState::Passed:
@@ -320,11 +317,11 @@ Report fleet_report(const Fleet& fleet, const std::string& title) {
           break;
         case UnitState::Failed:
           c.verdict = Verdict::Failure;
-          c.type = u->code;
+          c.type = u->report.code;
           c.message = u->verdict_words() + ": " + u->message;
-          c.body = c.message + "\n" + (u->error.empty() ? "" : "error: " + u->error + "\n") +
-                   "The first layer that fails on " + node + " (" + u->unit + ") is " + u->stage +
-                   ". The report, " + file + ":\n" + u->json;
+          c.body = c.message + "\n" + (u->error().empty() ? "" : "error: " + u->error() + "\n") +
+                   "The first layer that fails on " + node + " (" + u->unit + ") is " +
+                   u->report.stage + ". The report, " + file + ":\n" + u->report.text;
           break;
         case UnitState::Missing:
           c.verdict = Verdict::Error;
@@ -337,7 +334,7 @@ Report fleet_report(const Fleet& fleet, const std::string& title) {
           c.verdict = Verdict::Error;
           c.type = u->simulated ? "fault-injection" : "unreadable-report";
           c.message = file + ": " + u->message;
-          c.body = c.message + (u->json.empty() ? "" : "\n" + u->json);
+          c.body = c.message + (u->report.object ? "\n" + u->report.text : "");
           break;
       }
       suite.cases.push_back(std::move(c));
@@ -354,7 +351,7 @@ Report fleet_report(const Fleet& fleet, const std::string& title) {
 CaseReports fleet_reports(const Fleet& fleet) {
   CaseReports reports;
   for (const FleetUnit& u : fleet.units)
-    if (!u.json.empty()) reports[u.id()] = u.report;
+    if (u.report.object) reports[u.id()] = u.report;
   return reports;
 }
 

@@ -37,20 +37,18 @@ struct FleetUnit {
   std::string unit;  // the part after it: which GPU (task) of that node
   UnitState state = UnitState::Missing;
   bool expected = false;  // named by the expected list (an unexpected report is still shown)
-  std::string code;       // the report's code, e.g. "TORCH_IMPORT_FAILED"
-  int exit_code = -1;
-  std::string stage;      // the layer the check stopped at ("import", ..., "complete")
   std::string message;    // the report's message, or why the unit is Missing / Unreadable
-  std::string error;      // "type: message" of the report's error, or empty
-  std::string device;     // requested.device
-  std::string json;       // the report itself, pretty-printed; empty when none could be read
-  CheckReport report = {};  // the report read, shown pretty-printed
-  double seconds = 0;     // the check's timings_ms, summed
+  // The report, when the file is a JSON object (`text` pretty-printed); its verdict (code,
+  // exit_code, stage, requested.device, timings) counts only when it is the check's (`ours`).
+  CheckReport report = {};
   bool simulated = false;  // Unreadable as made through the fault-injection seam
 
   std::string id() const { return node + "." + unit; }
-  // "TORCH_IMPORT_FAILED(4) import", the words a drained node's reason uses too.
-  std::string verdict_words() const;
+  // "TORCH_IMPORT_FAILED(4) import", the words a drained node's reason uses too; without the
+  // stage, "TORCH_IMPORT_FAILED(4)".
+  std::string verdict_words(bool with_stage = true) const;
+  // "type: message" of the report's error, or empty.
+  std::string error() const;
 };
 
 struct Fleet {

@@ -146,7 +146,7 @@ TEST_F(FleetTest, EachReportBecomesItsVerdictAndAMissingOneAnError) {
   EXPECT_EQ(unit(fleet, "n2.0").state, UnitState::Passed);
   EXPECT_EQ(unit(fleet, "n3.0").state, UnitState::Failed);
   EXPECT_EQ(unit(fleet, "n3.0").verdict_words(), "TORCH_IMPORT_FAILED(4) import");
-  EXPECT_EQ(unit(fleet, "n3.0").error, "LoaderError: libtorch_cpu.so.1.13: file too short");
+  EXPECT_EQ(unit(fleet, "n3.0").error(), "LoaderError: libtorch_cpu.so.1.13: file too short");
   EXPECT_EQ(unit(fleet, "n3.1").state, UnitState::Missing);
   EXPECT_TRUE(fleet.warnings.empty()) << fleet.warnings.front();
   EXPECT_EQ(fleet.facts.libtorch_version, "1.13.1");
@@ -342,7 +342,7 @@ TEST_F(FleetTest, AModuleOfTheApplicationThatFailsIsTheApplicationLayers) {
   const Fleet fleet = read_fleet(dir_, {"n1.0", "n1.1", "n2.0", "n3.0"});
   ASSERT_EQ(unit(fleet, "n2.0").state, UnitState::Failed) << unit(fleet, "n2.0").message;
   EXPECT_EQ(unit(fleet, "n2.0").verdict_words(), "EXTENSION_IMPORT_FAILED(13) application");
-  EXPECT_EQ(unit(fleet, "n2.0").error,
+  EXPECT_EQ(unit(fleet, "n2.0").error(),
             "ExtensionNotInstalled: ModuleNotFoundError: No module named 'my_app'");
   const Report junit = fleet_report(fleet, "fleet");
   EXPECT_EQ(junit.suites[2].name, "n2");

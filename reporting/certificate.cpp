@@ -104,6 +104,9 @@ Certificate certificate_of(const std::map<std::string, CheckReport>& reports,
   return c;
 }
 
+namespace {
+
+// The certificate's facts as (name, value) pairs, in the order dashboards show them.
 std::vector<std::pair<std::string, std::string>> certificate_properties(
     const Certificate& c, const std::string& variant) {
   std::vector<std::pair<std::string, std::string>> p;
@@ -127,6 +130,7 @@ std::vector<std::pair<std::string, std::string>> certificate_properties(
   return p;
 }
 
+// The certificate in plain words, a few lines; `counts` are those of the layers' cases.
 std::string certificate_text(const Report& report, const Counts& counts) {
   const Certificate c = report.certificate.value_or(Certificate{});
   const bool certified = counts.failures == 0 && counts.errors == 0;
@@ -161,6 +165,7 @@ std::string certificate_text(const Report& report, const Counts& counts) {
   return out;
 }
 
+// The certificate's suite, first (see Report::certificate).
 void add_certificate_case(Report& report) {
   if (!report.certificate) return;
   const Counts counts = report.counts();
@@ -180,6 +185,8 @@ void add_certificate_case(Report& report) {
   }
   report.suites.insert(report.suites.begin(), ReportSuite{kCertificateLayer, {std::move(rc)}});
 }
+
+}  // namespace
 
 void seal(Report& report) {
   add_certificate_case(report);

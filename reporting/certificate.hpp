@@ -20,17 +20,8 @@ namespace kd::junit {
 Certificate certificate_of(const std::map<std::string, CheckReport>& reports,
                            std::vector<std::string>& warnings);
 
-// The certificate's facts as (name, value) pairs, in the order dashboards show them.
-std::vector<std::pair<std::string, std::string>> certificate_properties(const Certificate& c,
-                                                                        const std::string& variant);
-
-// The certificate in plain words, a few lines; `counts` are those of the layers' cases.
-std::string certificate_text(const Report& report, const Counts& counts);
-
-// The layer, and case id, of the certificate's own case.
+// The layer, and case id, of the certificate's own case, which seal() adds first (see
+// Report::certificate): the certificate in plain words.
 inline constexpr const char* kCertificateLayer = "certificate";
-
-// Adds the certificate's suite (see Report::certificate); seal() calls it.
-void add_certificate_case(Report& report);
 
 }  // namespace kd::junit

@@ -51,6 +51,23 @@ std::vector<ReportWarning> warnings_at(const json& doc) {
   return out;
 }
 
+// Every regular "*.json" of `dir` (not recursive), in name order. A missing folder is an
+// InputError unless `missing_ok`.
+std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    if (missing_ok) return {};
+    throw InputError("folder " + dir.string() + " does not exist");
+  }
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
+  if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 }  // namespace
 
 CheckReport parse_check_report(const std::string& text) {
@@ -100,21 +117,6 @@ std::vector<std::string> contract_problems(const CheckReport& report) {
   return kdh::report_problems(json::parse(report.pretty));
 }
 
-std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    if (missing_ok) return {};
-    throw InputError("folder " + dir.string() + " does not exist");
-  }
-  std::vector<fs::path> files;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
-  if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 std::map<std::string, CheckReport> read_check_reports(const std::filesystem::path& dir,
                                                       const kd::Sanitizer& rule,
                                                       bool missing_ok) {
@@ -136,16 +138,13 @@ const CheckReport* report_of_case(const CaseReports& reports, const std::string&
   return found == reports.end() ? nullptr : &found->second;
 }
 
-std::string warning_line(const ReportWarning& warning) {
-  return warning.type + " (" + warning.stage + "): " + warning.message;
-}
-
 void add_report_warnings(Report& report, const CaseReports& reports) {
   for (ReportSuite& suite : report.suites) {
     for (ReportCase& c : suite.cases) {
       const CheckReport* r = report_of_case(reports, report.variant, c.classname, c.name);
       if (r == nullptr) continue;
-      for (const ReportWarning& w : r->warnings) c.warnings.push_back(warning_line(w));
+      for (const ReportWarning& w : r->warnings)
+        c.warnings.push_back(w.type + " (" + w.stage + "): " + w.message);
     }
   }
 }

@@ -63,10 +63,6 @@ CheckReport parse_check_report(const std::string& text);
 // report. Asked by the fleet, which judges each report read alone.
 std::vector<std::string> contract_problems(const CheckReport& report);
 
-// Every regular "*.json" of `dir` (not recursive), in name order. A missing folder is an
-// InputError unless `missing_ok`.
-std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok);
-
 // The check's report of each case, keyed by file name without ".json" ("<layer>.<case id>"),
 // each read under the privacy rule (`rule`); a missing folder gives none, or with `missing_ok`
 // false is an InputError.
@@ -82,12 +78,9 @@ using CaseReports = std::map<std::string, CheckReport>;
 const CheckReport* report_of_case(const CaseReports& reports, const std::string& variant,
                                   const std::string& layer, const std::string& id);
 
-// "<type> (<stage>): <message>", a warning as the case's line in junit.xml says it.
-std::string warning_line(const ReportWarning& warning);
-
 // Each case of `report` (of its variant) gets the warnings of its report (ReportCase::warnings),
-// so that junit.xml carries them beside its promise; the summary and the page read them from the
-// reports themselves, as they read the causes.
+// each "<type> (<stage>): <message>", so that junit.xml carries them beside its promise; the
+// summary and the page read them from the reports themselves, as they read the causes.
 void add_report_warnings(Report& report, const CaseReports& reports);
 
 }  // namespace kd::junit

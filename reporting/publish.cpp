@@ -156,30 +156,14 @@ Model merged_model(const Options& o, const kd::Sanitizer& rule, std::ostream& lo
 // written in pieces could be split by the other stream.
 void say(std::ostream& log, const std::string& line) { log << line + "\n" << std::flush; }
 
-bool check_schema(const std::string& file, const std::string& xml, std::ostream& log) {
-  const std::vector<std::string> errors = schema_errors(xml);
-  if (errors.empty()) {
-    say(log, "kernodeck-junit: " + file + " validates against junit-10.xsd");
-    return true;
-  }
-  std::string text =
-      "kernodeck-junit: FAILED: " + file + " does not validate against junit-10.xsd:";
-  for (const std::string& e : errors) text += "\n  " + e;
+// A check's verdict: that it holds, or "FAILED: <what broke>" and each thing found, each after
+// `each`.
+bool verdict(std::ostream& log, const std::string& holds, const std::string& broken,
+             const std::vector<std::string>& found, const char* each) {
+  std::string text = "kernodeck-junit: " + (found.empty() ? holds : "FAILED: " + broken);
+  for (const std::string& f : found) text += each + f;
   say(log, text);
-  return false;
-}
-
-bool check_skips(const std::string& file, const Report& report, std::ostream& log) {
-  const std::vector<std::string> cases = reasonless_skips(report);
-  if (cases.empty()) {
-    say(log, "kernodeck-junit: every skip in " + file + " says why");
-    return true;
-  }
-  std::string text = "kernodeck-junit: FAILED: " + file +
-                     ": cases skipped without a reason (give GTEST_SKIP() one):";
-  for (const std::string& c : cases) text += " " + c;
-  say(log, text);
-  return false;
+  return found.empty();
 }
 
 }  // namespace
@@ -208,9 +192,15 @@ Published publish(const Options& o, const PublishEnvironment& environment, std::
   write_output(file, xml);
   write_output(within(o.reports, "summary.md"), summary_markdown(m.report, m.cases, causes));
   write_output(within(o.reports, "index.html"), certificate_html(m.report, m.cases, causes));
-  Published published{m.report.counts(), check_schema(file, xml, log)};
+  Published published{m.report.counts(),
+                      verdict(log, file + " validates against junit-10.xsd",
+                              file + " does not validate against junit-10.xsd:",
+                              schema_errors(xml), "\n  ")};
   // A skip is judged in a report the schema accepts, as dashboards would read it.
-  if (published.held) published.held = check_skips(file, m.report, log);
+  if (published.held)
+    published.held = verdict(log, "every skip in " + file + " says why",
+                             file + ": cases skipped without a reason (give GTEST_SKIP() one):",
+                             reasonless_skips(m.report), " ");
   say(log, "kernodeck-junit: " + o.reports +
                " is written under the privacy rule: no folder or name of this machine in it");
   return published;

@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <system_error>
 #include <utility>
 
@@ -121,58 +120,36 @@ CtestRun run_from_records(const CaseRecords& records) {
 // ---- ctest --show-only=json-v1 ---------------------------------------------------------------
 
 std::map<std::string, TestInfo> parse_ctest_tests_json(const std::string& text) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(std::string("ctest --show-only=json-v1 output is not JSON: ") + e.what());
-  }
+  using nlohmann::json;
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) throw InputError("ctest --show-only=json-v1 output is not JSON");
   if (!doc.is_object() || !doc.contains("tests") || !doc["tests"].is_array())
     throw InputError("ctest --show-only=json-v1 output has no \"tests\" array");
-
+  // The array `key` of a test, or none.
+  const auto array_at = [](const json& test, const char* key) {
+    const auto it = test.find(key);
+    return it != test.end() && it->is_array() ? *it : json::array();
+  };
   std::map<std::string, TestInfo> infos;
-  for (const auto& test : doc["tests"]) {
+  for (const json& test : doc["tests"]) {
     if (!test.is_object() || !test.contains("name") || !test["name"].is_string()) continue;
     TestInfo info;
-    if (test.contains("command") && test["command"].is_array()) {
-      for (const auto& arg : test["command"]) {
-        if (!arg.is_string()) continue;
-        const std::string a = arg.get<std::string>();
-        if (a.rfind("--gtest_filter=", 0) == 0) {
-          info.gtest = true;
-          const std::string filter = a.substr(15);
-          // Only a filter naming exactly one test is a name; GoogleTest names never hold
-          // these characters.
-          if (filter.find_first_of("*?:-") == std::string::npos) info.gtest_name = filter;
-        } else if (a.rfind("--gtest_output=", 0) == 0) {
-          info.gtest = true;
-        }
-      }
+    for (const json& arg : array_at(test, "command")) {
+      const std::string a = arg.is_string() ? arg.get<std::string>() : "";
+      if (a.rfind("--gtest_output=", 0) == 0) info.gtest = true;
+      if (a.rfind("--gtest_filter=", 0) != 0) continue;
+      info.gtest = true;
+      // Only a filter naming exactly one test is a name; GoogleTest names never hold these.
+      if (a.find_first_of("*?:-", 15) == std::string::npos) info.gtest_name = a.substr(15);
     }
-    if (test.contains("properties") && test["properties"].is_array()) {
-      for (const auto& property : test["properties"]) {
-        if (!property.is_object() || !property.contains("name") || !property.contains("value"))
-          continue;
-        const auto& value = property["value"];
-        if (property["name"] == "TIMEOUT") {
-          if (value.is_number()) {
-            info.timeout = value.get<double>();
-          } else if (value.is_string()) {
-            info.timeout = parse_double(value.get<std::string>());
-          }
-        } else if (property["name"] == "WILL_FAIL") {
-          if (value.is_boolean()) {
-            info.will_fail = value.get<bool>();
-          } else if (value.is_string()) {
-            std::string v = value.get<std::string>();
-            std::transform(v.begin(), v.end(), v.begin(),
-                           [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-            info.will_fail = v == "1" || v == "ON" || v == "TRUE" || v == "YES" || v == "Y";
-          }
-        }
-      }
+    // CTest writes TIMEOUT as a number of seconds (0: no limit) and WILL_FAIL as a boolean.
+    for (const json& property : array_at(test, "properties")) {
+      if (!property.is_object()) continue;
+      const json name = property.value("name", json()), value = property.value("value", json());
+      if (name == "TIMEOUT" && value.is_number() && value.get<double>() > 0)
+        info.timeout = value.get<double>();
+      if (name == "WILL_FAIL" && value.is_boolean()) info.will_fail = value.get<bool>();
     }
-    if (info.timeout && *info.timeout <= 0) info.timeout.reset();  // 0 means "no limit"
     infos[test["name"].get<std::string>()] = std::move(info);
   }
   return infos;

@@ -1,6 +1,10 @@
 // The report writer's text helpers: numbers, times, what XML 1.0 may carry, files read whole.
 #include "junit_text.hpp"
 
+#include <libxml/chvalid.h>
+#include <libxml/xmlstring.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -43,52 +47,27 @@ std::string one_line(std::string_view text) {
 std::string xml_safe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  auto escape_byte = [&out](unsigned char byte) {
-    char buffer[8];
-    std::snprintf(buffer, sizeof buffer, "\\x%02X", byte);
-    out += buffer;
-  };
   std::size_t i = 0;
   while (i < text.size()) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte < 0x80) {
-      if (byte == '\r') {
-        // Parsers turn CR into LF anyway; doing it here keeps the file as readers see it.
-        out += '\n';
-        i += (i + 1 < text.size() && text[i + 1] == '\n') ? 2 : 1;
-        continue;
-      }
-      if (byte < 0x20 && byte != '\t' && byte != '\n') {
-        escape_byte(byte);
-      } else if (byte == 0x7F) {
-        escape_byte(byte);  // allowed by XML, but invisible and useless in a report
-      } else {
-        out += static_cast<char>(byte);
-      }
-      ++i;
+    if (text[i] == '\r') {
+      // Parsers turn CR into LF anyway; doing it here keeps the file as readers see it.
+      out += '\n';
+      i += text.compare(i, 2, "\r\n") == 0 ? 2 : 1;
       continue;
     }
-    std::size_t length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 0;
-    std::uint32_t cp = length == 4 ? byte & 0x07u : length == 3 ? byte & 0x0Fu : byte & 0x1Fu;
-    bool valid = length != 0 && byte <= 0xF4 && i + length <= text.size();
-    for (std::size_t k = 1; valid && k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xC0) != 0x80) valid = false;
-      cp = (cp << 6) | (next & 0x3Fu);
-    }
-    // Overlong forms, surrogates, and the two non-characters XML 1.0 forbids.
-    if (valid) {
-      const std::uint32_t minimum = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
-      valid = cp >= minimum && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) &&
-              cp != 0xFFFE && cp != 0xFFFF;
-    }
-    if (!valid) {
-      escape_byte(byte);
-      ++i;
+    int length = static_cast<int>(std::min<std::size_t>(4, text.size() - i));
+    const int c = xmlGetUTF8Char(reinterpret_cast<const xmlChar*>(text.data() + i), &length);
+    // Only a character's shortest form, led by a byte that is not a continuation, is UTF-8
+    // (older libxml2 takes the others); DEL is allowed by XML, but invisible and useless here.
+    const int shortest = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    if (c < 0 || length != shortest || (text[i] & 0xC0) == 0x80 || !xmlIsCharQ(c) || c == 0x7F) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "\\x%02X", static_cast<unsigned char>(text[i++]));
+      out += byte;
       continue;
     }
-    out.append(text.substr(i, length));
-    i += length;
+    out.append(text.substr(i, static_cast<std::size_t>(length)));
+    i += static_cast<std::size_t>(length);
   }
   return out;
 }

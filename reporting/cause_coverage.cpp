@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <set>
+#include <utility>
 
 #include "junit_report.hpp"
 #include "junit_text.hpp"
@@ -23,12 +24,10 @@ std::string required_text(const json& row, const char* field, const std::string&
 CauseRow read_row(const json& row, const std::string& where) {
   if (!row.is_object()) throw InputError(where + " is not an object");
   CauseRow c;
-  c.key = required_text(row, "key", where);
-  c.title = required_text(row, "title", where);
-  c.stage = required_text(row, "stage", where);
-  c.code = required_text(row, "code", where);
-  c.error_type = required_text(row, "error_type", where);
-  c.next_action = required_text(row, "next_action", where);
+  for (auto [field, text] : {std::pair{"key", &c.key}, {"title", &c.title}, {"stage", &c.stage},
+                             {"code", &c.code}, {"error_type", &c.error_type},
+                             {"next_action", &c.next_action}})
+    *text = required_text(row, field, where);
   const auto exit_code = row.find("exit_code");
   if (exit_code == row.end() || !exit_code->is_number_integer())
     throw InputError(where + " has no exit_code");

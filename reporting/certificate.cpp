@@ -1,5 +1,3 @@
-// What a run certified: the facts learned from the check's own reports, and the plain-words
-// certificate.
 #include "certificate.hpp"
 
 #include <algorithm>

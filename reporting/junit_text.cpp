@@ -1,4 +1,3 @@
-// The report writer's text helpers: numbers, times, what XML 1.0 may carry, files read whole.
 #include "junit_text.hpp"
 
 #include <libxml/chvalid.h>

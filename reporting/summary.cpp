@@ -1,4 +1,3 @@
-// The Markdown summary of a report.
 #include "summary.hpp"
 
 #include <optional>

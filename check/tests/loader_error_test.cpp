@@ -1,6 +1,6 @@
 // Covers loader_error.hpp: what is read from the loader's words (which
 // library, which version, which needs it), file names only. Which cause that
-// is, causes_test.cpp covers.
+// is, causes_import_test.cpp covers.
 #include "facts/loader_error.hpp"
 
 #include <gtest/gtest.h>

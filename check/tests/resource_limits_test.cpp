@@ -1,7 +1,7 @@
 // Covers resource_limits.hpp: the limits read from this process, and the
 // words that name each limit and its value. Which failures a limit explains,
 // and the sentences around these words, are the cause catalogue's
-// (causes_test.cpp).
+// (causes_process_test.cpp, causes_words_test.cpp).
 #include "facts/resource_limits.hpp"
 
 #include <gtest/gtest.h>

@@ -12,6 +12,7 @@
 #include "stages/application/application.hpp"
 #include "stages/application/precision.hpp"
 #include "causes/causes.hpp"
+#include "facts/computation.hpp"
 #include "run/host_check.hpp"
 #include "stages/import/library_damage.hpp"
 #include "run/output_file.hpp"
@@ -22,7 +23,6 @@
 #include "stages/import/torch_location.hpp"
 #include "util/files.hpp"
 #include "run/worker.hpp"
-#include "stages/compute/compute.hpp"
 
 namespace kd {
 namespace {

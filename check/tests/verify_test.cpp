@@ -1,6 +1,6 @@
 // Covers compute.hpp's verify: the computation's numbers held exactly against the expected
 // product, gradient and loss, NaN and infinity never passing, the first mismatch named.
-#include "stages/compute/compute.hpp"
+#include "facts/computation.hpp"
 
 
 #include <gtest/gtest.h>

@@ -9,7 +9,6 @@
 
 #include "causes/causes.hpp"
 #include "probe/probe_abi.h"
-#include "stages/compute/compute.hpp"
 
 namespace kd {
 namespace {

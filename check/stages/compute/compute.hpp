@@ -2,24 +2,11 @@
 // product, the loss 196 and the gradient), and the memory the device's allocator then holds.
 #pragma once
 
-#include <string>
-
+#include "facts/computation.hpp"
 #include "probe/probe_abi.h"
 #include "stages/stage.hpp"
 
 namespace kd {
-
-// The fixed computation's loss, (sum of a @ b)^2 (CONTRACT.md, "The fixed computation").
-inline constexpr float kExpectedLoss = 196;
-
-// What the fixed computation must give (CONTRACT.md, "The fixed computation").
-struct Verification {
-  bool product_ok = false;
-  bool gradient_ok = false;
-  bool loss_ok = false;
-  std::string problem;  // the first mismatch, for the report
-};
-Verification verify(const kd_compute_result& result);
 
 // The worker process's memory at a stage's end, for a probe that runs in it (the compiled and
 // stable probes; memory_by_stage): its resident bytes and, on a GPU, the allocator's counters.

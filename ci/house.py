@@ -22,15 +22,19 @@ SOURCES = {".cpp", ".hpp", ".h", ".c"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
+def sources(check):
+    """check/'s C and C++ files but the tests', in order."""
+    return sorted(p for p in check.rglob("*")
+                  if p.suffix in SOURCES and p.relative_to(check).parts[0] != "tests")
+
+
 def arrows(check):
-    """Each (includer, included) pair of check/'s sources but the tests', as paths relative to
-    check/; an include resolves beside its file, then from check/ (the include root), and one
-    that names no file of check/ (util/, kd/) is not the house's."""
+    """Each (includer, included) pair of sources(check), as paths relative to check/; an include
+    resolves beside its file, then from check/ (the include root), and one that names no file of
+    check/ (util/, kd/) is not the house's."""
     found = []
-    for path in sorted(p for p in check.rglob("*") if p.suffix in SOURCES):
+    for path in sources(check):
         rel = path.relative_to(check)
-        if rel.parts[0] == "tests":
-            continue
         for name in INCLUDE.findall(path.read_text(errors="replace")):
             for target in (path.parent / name, check / name):
                 if target.is_file():
@@ -95,8 +99,9 @@ def circles(pairs):
     return found
 
 
-def problems(check):
-    """What does not hold of the folder `check` (a Path), one sentence each."""
+def problems(check, pairs=None):
+    """What does not hold of the folder `check` (a Path), one sentence each; `pairs` its
+    arrows(check) when the caller has them."""
     found = []
     for entry in sorted(check.iterdir()):
         if entry.is_file() and entry.name not in TOP_FILES:
@@ -112,15 +117,14 @@ def problems(check):
         if lines > MAX_LINES:
             found.append(f"{path.relative_to(check.parent).as_posix()} has {lines} lines, over "
                          f"{MAX_LINES}: split it by what it covers")
-    return found + arrow_problems(check, arrows(check))
+    return found + arrow_problems(check, arrows(check) if pairs is None else pairs)
 
 
-def figures(check):
-    """Files, lines and include arrows of check/'s sources but the tests'."""
-    sources = [p for p in check.rglob("*")
-               if p.suffix in SOURCES and p.relative_to(check).parts[0] != "tests"]
-    lines = sum(len(p.read_bytes().splitlines()) for p in sources)
-    return f"{len(sources)} source files, {lines} lines, {len(arrows(check))} include arrows"
+def figures(check, pairs):
+    """Files and lines of sources(check), and its include arrows `pairs` (arrows(check))."""
+    files = sources(check)
+    lines = sum(len(p.read_bytes().splitlines()) for p in files)
+    return f"{len(files)} source files, {lines} lines, {len(pairs)} include arrows"
 
 
 def main(argv):
@@ -128,15 +132,16 @@ def main(argv):
         print("usage: house.py SOURCE_ROOT", file=sys.stderr)
         return 2
     check = Path(argv[1]) / "check"
-    found = problems(check)
+    pairs = arrows(check)
+    found = problems(check, pairs)
     for problem in found:
         print(f"ci/house: {problem}", file=sys.stderr)
     if found:
         return 1
     print(f"ci/house: check/ holds only {', '.join(sorted(TOP_FILES))} and folders at its top, "
           f"each folder says what lives there, no file is over {MAX_LINES} lines, every include "
-          f"arrow goes down the layers ({figures(check)}, none up, none between two stages, "
-          "no circle)")
+          f"arrow goes down the layers ({figures(check, pairs)}, none up, none between two "
+          "stages, no circle)")
     return 0
 
 

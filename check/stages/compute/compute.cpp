@@ -6,6 +6,8 @@
 #include <fstream>
 #include <cmath>
 
+#include "facts/computation.hpp"
+
 namespace kd {
 namespace {
 

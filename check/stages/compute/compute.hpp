@@ -2,7 +2,6 @@
 // product, the loss 196 and the gradient), and the memory the device's allocator then holds.
 #pragma once
 
-#include "facts/computation.hpp"
 #include "probe/probe_abi.h"
 #include "stages/stage.hpp"
 

@@ -2,8 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <system_error>
 
 #include "junit_report.hpp"
 #include "junit_text.hpp"
@@ -49,23 +47,6 @@ std::vector<ReportWarning> warnings_at(const json& doc) {
     out.push_back({text("/stage"), text("/type"), text("/message")});
   }
   return out;
-}
-
-// Every regular "*.json" of `dir` (not recursive), in name order. A missing folder is an
-// InputError unless `missing_ok`.
-std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    if (missing_ok) return {};
-    throw InputError("folder " + dir.string() + " does not exist");
-  }
-  std::vector<fs::path> files;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
-  if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 }  // namespace
@@ -121,7 +102,7 @@ std::map<std::string, CheckReport> read_check_reports(const std::filesystem::pat
                                                       const kd::Sanitizer& rule,
                                                       bool missing_ok) {
   std::map<std::string, CheckReport> out;
-  for (const std::filesystem::path& file : json_files(dir, missing_ok)) {
+  for (const std::filesystem::path& file : json_files(dir, missing_ok, /*recursive=*/false)) {
     const std::optional<std::string> text = kd::read_file(file.string(), kd::kWholeFile);
     // Read as shown: what the page and the summary quote of it names nothing of this machine.
     CheckReport r = parse_check_report(rule.redact(text.value_or("")));

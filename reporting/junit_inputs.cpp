@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <system_error>
 #include <utility>
 
 namespace kd::junit {
@@ -17,82 +16,52 @@ CtestRun parse_ctest_junit(const std::string& xml) {
   const xmlNode* root = root_of(doc);
   if (!root) throw InputError("CTest JUnit has no root element");
 
-  // CTest writes one <testsuite>; a <testsuites> wrapper is accepted for other versions.
-  std::vector<const xmlNode*> suites;
-  if (is_element(root, "testsuite")) {
-    suites.push_back(root);
-  } else if (is_element(root, "testsuites")) {
-    suites = children(root, "testsuite");
-  } else {
+  // CTest writes one <testsuite>, and each testcase's status.
+  if (!is_element(root, "testsuite"))
     throw InputError(std::string("CTest JUnit has root <") +
                      reinterpret_cast<const char*>(root->name) + ">, expected <testsuite>");
-  }
-
+  static const std::map<std::string, CtestStatus> kStatus{{"run", CtestStatus::Passed},
+                                                          {"fail", CtestStatus::Failed},
+                                                          {"notrun", CtestStatus::NotRun},
+                                                          {"disabled", CtestStatus::Disabled}};
   CtestRun run;
-  run.timestamp = attr(suites.empty() ? root : suites.front(), "timestamp");
   run.time = parse_double(attr(root, "time"));
-  for (const auto* suite : suites) {
-    for (const xmlNode* tc : children(suite, "testcase")) {
-      CtestCase c;
-      c.name = attr(tc, "name");
-      if (c.name.empty()) throw InputError("CTest JUnit has a testcase without a name");
-      c.time = parse_double(attr(tc, "time"));
-      const xmlNode* failure = child(tc, "failure");
-      const xmlNode* error = child(tc, "error");
-      const xmlNode* skipped = child(tc, "skipped");
-      c.output = all_text(child(tc, "system-out"));
-      static const std::map<std::string, CtestStatus> kStatus{
-          {"run", CtestStatus::Passed},
-          {"fail", CtestStatus::Failed},
-          {"notrun", CtestStatus::NotRun},
-          {"disabled", CtestStatus::Disabled}};
-      const auto status = kStatus.find(attr(tc, "status"));
-      c.status = status != kStatus.end() ? status->second
-                 : failure || error      ? CtestStatus::Failed
-                 : skipped               ? CtestStatus::NotRun
-                                         : CtestStatus::Passed;
-      if (c.status == CtestStatus::NotRun && skipped) c.reason = attr(skipped, "message");
-      if (c.status == CtestStatus::Failed) {
-        if (failure) c.reason = attr(failure, "message");
-        if (error && c.reason.empty()) c.reason = attr(error, "message");
-      }
-      run.cases.push_back(std::move(c));
-    }
+  for (const xmlNode* tc : children(root, "testcase")) {
+    CtestCase c;
+    c.name = attr(tc, "name");
+    if (c.name.empty()) throw InputError("CTest JUnit has a testcase without a name");
+    const auto status = kStatus.find(attr(tc, "status"));
+    if (status == kStatus.end())
+      throw InputError("CTest JUnit's testcase " + c.name + " has no status run, fail, notrun "
+                       "or disabled");
+    c.status = status->second;
+    c.time = parse_double(attr(tc, "time"));
+    c.output = all_text(child(tc, "system-out"));
+    // Why it did not run, or why it failed.
+    if (c.status == CtestStatus::NotRun) c.reason = attr(child(tc, "skipped"), "message");
+    if (c.status == CtestStatus::Failed) c.reason = attr(child(tc, "failure"), "message");
+    run.cases.push_back(std::move(c));
   }
   return run;
 }
 
 // ---- The cases' records -----------------------------------------------------------------------
 
-void CaseRecords::add(CaseRecord record, std::string source) {
-  const auto it = entries_.find(record.name);
-  if (it != entries_.end() && record.started < it->second.record.started) return;
-  std::string key = record.name;
-  entries_[std::move(key)] = Entry{std::move(record), std::move(source)};
-}
-
-const CaseRecords::Entry* CaseRecords::find(const std::string& name) const {
-  const auto it = entries_.find(name);
-  return it == entries_.end() ? nullptr : &it->second;
+void add_record(CaseRecords& records, CaseRecord record) {
+  const auto it = records.find(record.name);
+  if (it != records.end() && record.started < it->second.started) return;
+  std::string name = record.name;
+  records[std::move(name)] = std::move(record);
 }
 
 CaseRecords load_records(const std::filesystem::path& dir, std::vector<std::string>& warnings) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw InputError("case records folder " + dir.string() + " does not exist");
   CaseRecords records;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
-  if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
-    const fs::path& path = it->path();
-    if (path.extension() != ".json" || !it->is_regular_file(ec)) continue;
+  for (const auto& path : json_files(dir, /*missing_ok=*/false, /*recursive=*/true)) {
     try {
       std::optional<CaseRecord> record =
           kdh::parse_record(read_input(path.string(), "case record"));
       if (record) {
-        records.add(std::move(*record), path.string());
+        add_record(records, std::move(*record));
       } else {
         warnings.push_back("ignored " + path.string() + ": not a case record");
       }
@@ -107,11 +76,11 @@ CaseRecords load_records(const std::filesystem::path& dir, std::vector<std::stri
 
 CtestRun run_from_records(const CaseRecords& records) {
   CtestRun run;
-  for (const auto& [name, entry] : records.entries()) {
+  for (const auto& [name, record] : records) {
     CtestCase c;
     c.name = name;
     c.status = CtestStatus::Started;
-    c.time = entry.record.time;
+    c.time = record.time;
     run.cases.push_back(std::move(c));
   }
   return run;

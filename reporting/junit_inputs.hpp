@@ -30,7 +30,6 @@ struct CtestCase {
 };
 
 struct CtestRun {
-  std::string timestamp;  // when the run started, local time, "YYYY-MM-DDTHH:MM:SS"
   double time = 0;
   std::vector<CtestCase> cases;
 };
@@ -41,22 +40,11 @@ CtestRun parse_ctest_junit(const std::string& xml);
 
 using kdh::CaseRecord;
 
-// Each case's record, by its full GoogleTest name, with the file it was read from.
-class CaseRecords {
- public:
-  struct Entry {
-    CaseRecord record;
-    std::string source;
-  };
-  // Where two files record the same case (an older run's left behind), the later start wins.
-  void add(CaseRecord record, std::string source);
-  const Entry* find(const std::string& name) const;
-  std::size_t size() const { return entries_.size(); }
-  const std::map<std::string, Entry>& entries() const { return entries_; }
+// Each case's record, by its full GoogleTest name.
+using CaseRecords = std::map<std::string, CaseRecord>;
 
- private:
-  std::map<std::string, Entry> entries_;
-};
+// Adds `record` to `records`; where two files record the same case, the later start wins.
+void add_record(CaseRecords& records, CaseRecord record);
 
 // Every record under `dir`, recursively (a value-parameterized case's name makes a subfolder).
 // A file that cannot be read or is not a record (half-written by a killed process, foreign) is

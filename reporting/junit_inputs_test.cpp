@@ -19,7 +19,6 @@ using namespace kd::junit::testing;
 
 TEST(JunitCtestInput, ReadsStatusesReasonsAndOutput) {
   CtestRun run = parse_ctest_junit(kCtestJunit);
-  EXPECT_EQ(run.timestamp, "2026-03-01T10:00:00");
   EXPECT_DOUBLE_EQ(run.time, 4.0);
   ASSERT_EQ(run.cases.size(), 4u);
   EXPECT_EQ(run.cases[0].status, CtestStatus::Passed);
@@ -34,6 +33,10 @@ TEST(JunitCtestInput, ReadsStatusesReasonsAndOutput) {
 TEST(JunitCtestInput, RefusesWhatIsNotCtestJunit) {
   EXPECT_THROW(parse_ctest_junit("<testsuite"), InputError);
   EXPECT_THROW(parse_ctest_junit("<report/>"), InputError);
+  // Another tool's JUnit: a wrapper CTest does not write, a case without CTest's status.
+  EXPECT_THROW(parse_ctest_junit("<testsuites><testsuite/></testsuites>"), InputError);
+  EXPECT_THROW(parse_ctest_junit("<testsuite><testcase name=\"x\" time=\"1\"/></testsuite>"),
+               InputError);
 }
 
 // What a case writes when it ends, read back whole: its failures keep their lines and any
@@ -93,9 +96,8 @@ TEST(JunitCaseRecords, TheFolderIsReadRecursivelyAndTheLaterStartWins) {
   std::vector<std::string> warnings;
   const CaseRecords records = load_records(scratch.dir, warnings);
   EXPECT_EQ(records.size(), 1u);
-  ASSERT_NE(records.find("cli.run/ok"), nullptr);
-  EXPECT_EQ(records.find("cli.run/ok")->record.started, "2026-03-01T10:00:01");
-  EXPECT_EQ(records.find("cli.run/ok")->source, (scratch.dir / "cli.run/ok.json").string());
+  ASSERT_EQ(records.count("cli.run/ok"), 1u);
+  EXPECT_EQ(records.at("cli.run/ok").started, "2026-03-01T10:00:01");
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("broken.json"), std::string::npos);
   EXPECT_THROW(load_records(scratch.dir / "absent", warnings), InputError);

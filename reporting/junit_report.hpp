@@ -37,7 +37,7 @@ struct ReportCase {
   // HTML page show it.
   std::string promise = {};
   // Where GoogleTest says the case is declared, "<file>:<line>" (its record's file and line);
-  // empty when the record has none. reason_first() adds "Case declared at <it>" to the body of
+  // empty when the record has none. convert() adds "Case declared at <it>" to the body of
   // each skip, failure and error.
   std::string declared = {};
   // What the check noticed without failing, as its report of the case says (its `warnings`), one
@@ -52,7 +52,7 @@ inline constexpr const char* kPromisePrefix = "Promise: ";
 // The lines of a case's <system-out> after its promise and declaration, one per warning.
 inline constexpr const char* kWarningPrefix = "Warning: ";
 
-// The line reason_first() ends a skip's, failure's or error's body with.
+// The line convert() ends a skip's, failure's or error's body with.
 inline constexpr const char* kDeclaredPrefix = "Case declared at ";
 
 struct ReportSuite {

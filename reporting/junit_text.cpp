@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <system_error>
 
 #include "junit_report.hpp"
 #include "util/files.hpp"
@@ -33,6 +34,29 @@ std::string read_input(const std::string& path, const char* what) {
   std::optional<std::string> content = kd::read_file(path, kd::kWholeFile);
   if (!content) throw InputError(std::string("cannot read ") + what + " " + path);
   return *content;
+}
+
+std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok,
+                                              bool recursive) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    if (missing_ok) return {};
+    throw InputError("folder " + dir.string() + " does not exist");
+  }
+  std::vector<fs::path> files;
+  const auto take = [&files, &ec](auto it) {
+    for (decltype(it) end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
+  };
+  if (recursive) {
+    take(fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec));
+  } else {
+    take(fs::directory_iterator(dir, ec));
+  }
+  if (ec) throw InputError("cannot list " + dir.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 std::string one_line(std::string_view text) {

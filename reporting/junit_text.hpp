@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kd::junit {
 
@@ -20,6 +22,11 @@ std::string plural(std::size_t n, const char* one, const char* many);
 
 // The whole file; an InputError naming `what` and the path when it cannot be read.
 std::string read_input(const std::string& path, const char* what);
+
+// Every regular "*.json" of `dir`, or of its whole tree with `recursive`, in name order. A
+// missing folder is an InputError unless `missing_ok`.
+std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, bool missing_ok,
+                                              bool recursive);
 
 // Newlines and tabs as spaces.
 std::string one_line(std::string_view text);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <ctime>
 #include <optional>
 #include <set>
 #include <utility>
@@ -96,38 +95,10 @@ std::string console_skip_text(std::string_view output) {
   return "";
 }
 
-// ---- timestamps ------------------------------------------------------------------------------
-
-// Seconds of a "YYYY-MM-DDTHH:MM:SS" timestamp. Both timestamps compared are local time of
-// the same machine, so they are read as UTC: only their difference matters.
-std::optional<long long> parse_timestamp(const std::string& text) {
-  std::tm when{};
-  const char* end = ::strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &when);
-  if (end == nullptr) return std::nullopt;
-  return static_cast<long long>(::timegm(&when));
-}
-
-// A record written before this CTest run began belongs to an earlier run; using it would show
-// an old verdict for a test that crashed this time. One second of slack covers CTest's
-// whole-second timestamp.
-bool is_stale(const CaseRecord& record, const CtestRun& run) {
-  auto run_start = parse_timestamp(run.timestamp);
-  auto started = parse_timestamp(record.started);
-  return run_start && started && *started + 1 < *run_start;
-}
-
 // ---- verdicts --------------------------------------------------------------------------------
 
 bool is_skip_reason(const std::string& reason) {
   return reason.rfind("SKIP_RETURN_CODE=", 0) == 0 || reason == "SKIP_REGULAR_EXPRESSION_MATCHED";
-}
-
-// Without --ctest-tests, GoogleTest's banner in the captured output is the evidence left by a
-// gtest program that died before its case wrote a record.
-bool output_looks_like_gtest(const std::string& output) {
-  return output.find("Note: Google Test filter = ") != std::string::npos ||
-         output.find("[ RUN      ] ") != std::string::npos ||
-         output.find("[==========] Running ") != std::string::npos;
 }
 
 std::string output_section(const std::string& output) {
@@ -145,22 +116,20 @@ struct Draft {
 // the report's system-out.
 class Decision {
  public:
-  Decision(const CtestCase& c, const CaseRecords& records, const TestInfo* info,
-           const CtestRun& run)
+  Decision(const CtestCase& c, const CaseRecords& records, const TestInfo* info)
       : c_(c), info_(info) {
     gtest_name_ = info && !info->gtest_name.empty() ? info->gtest_name : c.name;
-    const CaseRecords::Entry* entry = records.find(gtest_name_);
-    if (entry) r_.declared = entry->record.declared();
-    if (entry && is_stale(entry->record, run)) {
-      stale_note_ = "An older record of this case (" + entry->source + ", " +
-                    entry->record.started + ") was ignored: it predates this CTest run.\n";
-      entry = nullptr;
+    // The records folder is emptied where every run starts (ci/common.sh, the conformance
+    // fixture's start): a record found is this run's.
+    const auto found = records.find(gtest_name_);
+    const CaseRecord* record = found == records.end() ? nullptr : &found->second;
+    if (record) {
+      r_.declared = record->declared();
+      r_.promise = record->promise;
     }
-    if (entry) r_.promise = entry->record.promise;
     // The verdict, when the case recorded one.
-    g_ = entry && entry->record.ended ? &entry->record : nullptr;
-    is_gtest_ = info ? info->gtest || entry
-                     : entry || !stale_note_.empty() || output_looks_like_gtest(c.output);
+    g_ = record && record->ended ? record : nullptr;
+    is_gtest_ = record || (info && info->gtest);
     limit_ = info ? info->timeout : std::nullopt;
     // CTest kills at the limit and measures a little more; a few hundredths of slack.
     timed_out_ = c.status == CtestStatus::Failed && limit_ && *limit_ > 0 &&
@@ -180,6 +149,7 @@ class Decision {
       case CtestStatus::Failed: with_output = failed(); break;
     }
     if (with_output) r_.system_out = kd::tail_lines(c_.output, kTailLines);
+    if (r_.verdict != Verdict::Passed) reason_first();
     return {r_, long_name_};
   }
 
@@ -205,6 +175,16 @@ class Decision {
     }
   }
 
+  // A skip's, failure's or error's body as a reviewer reads it: its reason first, then where it
+  // was found, and last where GoogleTest says the case is declared.
+  void reason_first() {
+    if (r_.body.substr(0, r_.body.find('\n')) != r_.message)
+      r_.body = r_.message + (r_.body.empty() ? "" : "\n" + r_.body);
+    if (r_.declared.empty()) return;
+    if (!r_.body.empty() && r_.body.back() != '\n') r_.body += '\n';
+    r_.body += kDeclaredPrefix + r_.declared;
+  }
+
   bool has_failures() const { return g_ && !g_->failures.empty(); }
 
   // ---- one method per CTest status ----
@@ -219,8 +199,8 @@ class Decision {
     r_.type = "crash";
     r_.message = "the case started but GoogleTest recorded no verdict: the test program "
                  "crashed, was killed or was stopped by a timeout";
-    r_.body = r_.message + "\n" + stale_note_ +
-              "No CTest output exists for it in this report; rerun the case with "
+    r_.body = r_.message +
+              "\nNo CTest output exists for it in this report; rerun the case with "
               "`ctest --output-on-failure -R` to see it.";
     return true;
   }
@@ -256,7 +236,7 @@ class Decision {
     r_.type = "not-run";
     r_.message =
         "CTest did not run the test: " + (c_.reason.empty() ? "no reason given" : c_.reason);
-    r_.body = r_.message + "\n" + stale_note_ + output_section(c_.output);
+    r_.body = r_.message + "\n" + output_section(c_.output);
     return true;
   }
 
@@ -294,8 +274,7 @@ class Decision {
       r_.message = "failed (CTest)" + (last.empty() ? std::string() : ": " + cut(last, 200));
     }
     const std::string ctest_note = c_.reason.empty() ? "" : "CTest: " + c_.reason + "\n";
-    r_.body = r_.message + "\n" + ctest_note + extra_note + stale_note_ +
-              output_section(c_.output);
+    r_.body = r_.message + "\n" + ctest_note + extra_note + output_section(c_.output);
     return true;
   }
 
@@ -328,11 +307,6 @@ class Decision {
       return "";
     }
     r_.type = "crash";
-    if (!info_) {
-      r_.message = "the test program did not finish: it crashed, was killed or was stopped "
-                   "by a CTest timeout before GoogleTest recorded a verdict";
-      return "";
-    }
     r_.message = "the test program crashed or was killed after " + format_seconds(c_.time) +
                  " s, before GoogleTest recorded a verdict";
     if (limit_) return "";
@@ -371,7 +345,6 @@ class Decision {
   const TestInfo* info_;
   std::string gtest_name_;
   const CaseRecord* g_ = nullptr;  // the record of a case that recorded its verdict
-  std::string stale_note_;
   bool is_gtest_ = false;
   std::optional<double> limit_;
   bool timed_out_ = false;
@@ -400,7 +373,7 @@ Report convert(const CtestRun& run, const CaseRecords& records,
   drafts.reserve(run.cases.size());
   for (const CtestCase& c : run.cases) {
     auto it = infos.find(c.name);
-    drafts.push_back(Decision(c, records, it == infos.end() ? nullptr : &it->second, run).decide());
+    drafts.push_back(Decision(c, records, it == infos.end() ? nullptr : &it->second).decide());
   }
 
   // Two TEST_Ps of one layer may share a param name; their cases keep the whole test name.
@@ -422,22 +395,6 @@ Report convert(const CtestRun& run, const CaseRecords& records,
   }
   report.time = run.time > 0 ? run.time : total;
   return report;
-}
-
-void reason_first(Report& report) {
-  for (ReportSuite& suite : report.suites) {
-    for (ReportCase& c : suite.cases) {
-      if (c.verdict == Verdict::Passed) continue;
-      if (c.body.empty()) {
-        c.body = c.message;
-      } else if (c.body.substr(0, c.body.find('\n')) != c.message) {
-        c.body = c.message + "\n" + c.body;
-      }
-      if (c.declared.empty()) continue;
-      if (!c.body.empty() && c.body.back() != '\n') c.body += '\n';
-      c.body += kDeclaredPrefix + c.declared;
-    }
-  }
 }
 
 }  // namespace kd::junit

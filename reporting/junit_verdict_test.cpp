@@ -43,7 +43,6 @@ TestInfo gtest_info(std::optional<double> timeout = 10.0) {
 ReportCase one(const CtestCase& c, const CaseRecords& index = {},
                const std::optional<TestInfo>& info = std::nullopt) {
   CtestRun run;
-  run.timestamp = "2026-03-01T10:00:00";
   run.cases.push_back(c);
   std::map<std::string, TestInfo> infos;
   if (info) infos[c.name] = *info;
@@ -57,7 +56,7 @@ TEST(JunitVerdict, AssertionFailureKeepsTheWholeTextUnderTheLayerAndCaseId) {
   CaseRecords index;
   CaseRecord g = record("cli.run/usage_unknown_option");
   g.failures = {"suite.cpp:12\nFailed\nexit code 2, expected 64\ncommand: x --bogus"};
-  index.add(g, "x.json");
+  add_record(index, g);
   ReportCase r = one(ctest("cli.run/usage_unknown_option", CtestStatus::Failed, "", "out"),
                      index, gtest_info());
   EXPECT_EQ(r.classname, "cli");
@@ -65,7 +64,8 @@ TEST(JunitVerdict, AssertionFailureKeepsTheWholeTextUnderTheLayerAndCaseId) {
   EXPECT_EQ(r.verdict, Verdict::Failure);
   EXPECT_EQ(r.type, "assertion");
   EXPECT_EQ(r.message, "exit code 2, expected 64");
-  EXPECT_EQ(r.body, g.failures[0]);
+  // Its reason first, then the whole text of the assertion.
+  EXPECT_EQ(r.body, "exit code 2, expected 64\n" + g.failures[0]);
   EXPECT_EQ(r.system_out, "out\n");
 }
 
@@ -84,16 +84,21 @@ TEST(JunitVerdict, GtestProgramWithoutVerdictCrashedOrTimedOut) {
   EXPECT_EQ(timed_out.type, "timeout");
   EXPECT_NE(timed_out.message.find("CTest's TIMEOUT of 2 s"), std::string::npos);
 
-  // Without the test list, GoogleTest's banner is the evidence.
-  ReportCase guessed = one(ctest("probe.run/x", CtestStatus::Failed, "", output, 2.0));
-  EXPECT_EQ(guessed.verdict, Verdict::Error);
-  EXPECT_EQ(guessed.type, "crash");
-  EXPECT_NE(guessed.message.find("CTest timeout"), std::string::npos);
+  // A record that never ended is the evidence too, and without a TIMEOUT the body says that a
+  // CTest-wide one may have stopped it.
+  CaseRecords index;
+  CaseRecord open = record("probe.run/x");
+  open.ended = false;
+  add_record(index, open);
+  ReportCase unlisted = one(ctest("probe.run/x", CtestStatus::Failed, "", output, 2.0), index);
+  EXPECT_EQ(unlisted.verdict, Verdict::Error);
+  EXPECT_EQ(unlisted.type, "crash");
+  EXPECT_NE(unlisted.body.find("ctest --timeout"), std::string::npos);
 }
 
 TEST(JunitVerdict, GtestPassedButCtestFailedIsAnAbnormalExit) {
   CaseRecords index;
-  index.add(record("probe.run/dirty"), "x.json");
+  add_record(index, record("probe.run/dirty"));
   ReportCase r = one(ctest("probe.run/dirty", CtestStatus::Failed), index, gtest_info());
   EXPECT_EQ(r.verdict, Verdict::Error);
   EXPECT_EQ(r.type, "abnormal-exit");
@@ -119,7 +124,7 @@ TEST(JunitVerdict, NotRunIsAnErrorUnlessItIsASkip) {
   CaseRecord g = record("cli.run/gpu");
   g.skipped = true;
   g.skip = "suite.cpp:40\nno GPU on this runner";
-  index.add(g, "x.json");
+  add_record(index, g);
   ReportCase gskip = one(ctest("cli.run/gpu", CtestStatus::NotRun,
                                "SKIP_REGULAR_EXPRESSION_MATCHED"),
                          index, gtest_info());
@@ -164,7 +169,7 @@ TEST(JunitVerdict, AFailedAssertionIsNeverHiddenAsASkipOrAPass) {
   CaseRecord g = record("cli.run/x");
   g.failures = {"boom"};
   g.skipped = true;
-  index.add(g, "x.json");
+  add_record(index, g);
   EXPECT_EQ(one(ctest("cli.run/x", CtestStatus::NotRun, "SKIP_REGULAR_EXPRESSION_MATCHED"),
                 index, gtest_info())
                 .verdict,
@@ -186,17 +191,6 @@ TEST(JunitVerdict, PlainTestFailsByItsStatus) {
             "timeout");
 }
 
-TEST(JunitVerdict, VerdictFromAnEarlierRunIsIgnored) {
-  CaseRecords index;
-  CaseRecord g = record("cli.run/x");
-  g.started = "2026-03-01T09:59:50";
-  index.add(g, "x.json");
-  ReportCase r = one(ctest("cli.run/x", CtestStatus::Failed), index, gtest_info());
-  EXPECT_EQ(r.verdict, Verdict::Error);
-  EXPECT_EQ(r.type, "crash");
-  EXPECT_NE(r.body.find("was ignored"), std::string::npos);
-}
-
 TEST(JunitVerdict, CollidingCaseIdsKeepTheWholeTestName) {
   CtestRun run;
   run.cases = {ctest("cli.run/a", CtestStatus::Passed), ctest("cli.check/a", CtestStatus::Passed),
@@ -213,28 +207,36 @@ TEST(JunitVerdict, CollidingCaseIdsKeepTheWholeTestName) {
   EXPECT_EQ(report.suites[1].cases[0].name, "Table");
 }
 
-TEST(JunitReasonFirst, EachVerdictButAPassEndsWithWhereGoogleTestSaysTheCaseIsDeclared) {
-  Report report = certified_report(true);
-  report.suites[0].cases[0].declared = "suites/cli_cases.cpp:84";  // passed
-  report.suites[0].cases[1].declared = "suites/cli_cases.cpp:84";  // skipped
-  report.suites[1].cases[0].declared = "suites/cli_cases.cpp:7";
-  ReportCase error{"probe", "crash", 0, Verdict::Error, "crash", "crashed", "", ""};
-  report.suites[1].cases.push_back(error);  // GoogleTest recorded no place
-  reason_first(report);
-  EXPECT_EQ(report.suites[0].cases[0].body, "");
-  EXPECT_EQ(report.suites[0].cases[1].body, "no GPU\nCase declared at suites/cli_cases.cpp:84");
-  EXPECT_EQ(report.suites[1].cases[0].body,
-            "wrong product\n/src/x.cpp:3\nwrong product\ndetails\n"
-            "Case declared at suites/cli_cases.cpp:7");
-  EXPECT_EQ(report.suites[1].cases[1].body, "crashed");
-}
+TEST(JunitReasonFirst, EachVerdictButAPassOpensWithItsReasonAndEndsWhereTheCaseIsDeclared) {
+  CaseRecords index;
+  CaseRecord passed = record("cli.run/ok");
+  passed.file = "suites/cli_cases.cpp";
+  passed.line = 84;
+  add_record(index, passed);
+  EXPECT_EQ(one(ctest("cli.run/ok", CtestStatus::Passed), index, gtest_info()).body, "");
 
-TEST(JunitReasonFirst, EveryReasonComesFirstInItsBody) {
-  Report report = certified_report(true);
-  reason_first(report);
-  EXPECT_EQ(report.suites[0].cases[1].body, "no GPU");
-  EXPECT_EQ(report.suites[1].cases[0].body, "wrong product\n/src/x.cpp:3\nwrong product\ndetails");
-  EXPECT_EQ(report.suites[0].cases[0].body, "");  // a pass has none
+  CaseRecord skipped = record("cli.run/gpu");
+  skipped.file = "suites/cli_cases.cpp";
+  skipped.line = 84;
+  skipped.skipped = true;
+  skipped.skip = "suites/cli_cases.cpp:90\nno GPU";
+  add_record(index, skipped);
+  EXPECT_EQ(one(ctest("cli.run/gpu", CtestStatus::NotRun, "SKIP_REGULAR_EXPRESSION_MATCHED"),
+                index, gtest_info())
+                .body,
+            "no GPU\nSkipped at suites/cli_cases.cpp:90\nCase declared at suites/cli_cases.cpp:84");
+
+  CaseRecord failed = record("compute.run/product");
+  failed.file = "suites/compute_cases.cpp";
+  failed.line = 7;
+  failed.failures = {"/src/x.cpp:3\nwrong product\ndetails"};
+  add_record(index, failed);
+  EXPECT_EQ(one(ctest("compute.run/product", CtestStatus::Failed), index, gtest_info()).body,
+            "wrong product\n/src/x.cpp:3\nwrong product\ndetails\n"
+            "Case declared at suites/compute_cases.cpp:7");
+
+  // A disabled test has no body of its own: its reason is its body; no record, no place.
+  EXPECT_EQ(one(ctest("sh.off", CtestStatus::Disabled)).body, "disabled in CTest (DISABLED property)");
 }
 
 TEST(JunitVerdict, HeadlineSkipsGtestLocationLines) {

@@ -34,12 +34,13 @@ CLI::App* add_publish(CLI::App& app, junit::Options& o) {
                            ->type_name("FILE")
                            ->expected(1, -1)
                            ->excludes(records);
+  CLI::Option* tests =
+      p->add_option("--ctest-tests", o.ctest_tests, "what ctest --show-only=json-v1 printed")
+          ->type_name("FILE")
+          ->needs(records);
   p->add_option("--ctest-junit", o.ctest_junit, "the file ctest --output-junit wrote")
       ->type_name("FILE")
-      ->needs(records);
-  p->add_option("--ctest-tests", o.ctest_tests, "what ctest --show-only=json-v1 printed")
-      ->type_name("FILE")
-      ->needs(records);
+      ->needs(records, tests);
   p->add_option("--variant", o.variant, "the build variant of this run")
       ->type_name("NAME")
       ->needs(records)

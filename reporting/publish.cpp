@@ -128,7 +128,6 @@ Model run_model(const Options& o, const PublishEnvironment& env, const kd::Sanit
   certificate.gpu_declared = env.gpu_declared ? "yes" : "no";
   m.report.certificate = certificate;
   for (const std::string& note : notes) log << "kernodeck-junit: " + note + "\n";
-  reason_first(m.report);
   add_report_warnings(m.report, m.cases);
   seal(m.report);
   return m;

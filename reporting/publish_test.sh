@@ -242,6 +242,9 @@ usage "a run and a merge" --reports "$work/u" --source-root "$source_root" --cas
   --merge "$work/bad/junit.xml"
 usage "--variant with --merge" --reports "$work/u" --source-root "$source_root" --variant v \
   --merge "$work/bad/junit.xml"
+# CTest's JUnit comes with its test list, which tells GoogleTest programs and timeouts apart.
+usage "CTest's JUnit without its test list" --reports "$work/u" --source-root "$source_root" \
+  --case-records "$gx" --ctest-junit "$work/ctest-junit.xml"
 usage "no reports folder" --case-records "$gx" --source-root "$source_root"
 usage "an option of the conversion" --reports "$work/u" --source-root "$source_root" \
   --case-records "$gx" --output "$work/u.xml"

@@ -60,30 +60,23 @@ CheckReport parse_check_report(const std::string& text) {
   r.object = true;
   r.pretty = doc.dump(2);
   r.ours = text_at(doc, "/tool/name") == "kernodeck-diagnostic";
-  r.tool_version = text_at(doc, "/tool/version");
-  r.probe = text_at(doc, "/tool/probe");
-  r.status = text_at(doc, "/status");
-  r.code = text_at(doc, "/code");
-  r.stage = text_at(doc, "/stage");
-  r.message = text_at(doc, "/message");
+  for (auto [pointer, field] :
+       {std::pair{"/tool/version", &r.tool_version}, {"/tool/probe", &r.probe},
+        {"/status", &r.status}, {"/code", &r.code}, {"/stage", &r.stage},
+        {"/message", &r.message}, {"/requested/device", &r.device},
+        {"/error/type", &r.error_type}, {"/error/message", &r.error_message},
+        {"/pytorch/version", &r.torch_version}, {"/pytorch/backend", &r.backend},
+        {"/pytorch/cuda", &r.cuda}, {"/pytorch/hip", &r.hip},
+        {"/execution/gradient_source", &r.gradient_source},
+        {"/execution/device_name", &r.device_name}, {"/execution/capability", &r.capability},
+        {"/host/status", &r.host_status}, {"/host/driver_version", &r.driver_version}})
+    *field = text_at(doc, pointer);
   r.exit_code = integer_at(doc, "/exit_code");
-  r.device = text_at(doc, "/requested/device");
-  r.has_error = is_object_at(doc, "/error");
-  r.error_type = text_at(doc, "/error/type");
-  r.error_message = text_at(doc, "/error/message");
-  r.torch_version = text_at(doc, "/pytorch/version");
-  r.backend = text_at(doc, "/pytorch/backend");
-  r.cuda = text_at(doc, "/pytorch/cuda");
-  r.hip = text_at(doc, "/pytorch/hip");
   r.visible_devices = integer_at(doc, "/pytorch/visible_device_count");
+  r.has_error = is_object_at(doc, "/error");
+  r.has_host = is_object_at(doc, "/host");
   const json* verified = field_at(doc, "/execution/gradient_verified");
   r.gradient_verified = verified != nullptr && *verified == true;
-  r.gradient_source = text_at(doc, "/execution/gradient_source");
-  r.device_name = text_at(doc, "/execution/device_name");
-  r.capability = text_at(doc, "/execution/capability");
-  r.has_host = is_object_at(doc, "/host");
-  r.host_status = text_at(doc, "/host/status");
-  r.driver_version = text_at(doc, "/host/driver_version");
   if (const json* timings = field_at(doc, "/execution/timings_ms");
       timings && timings->is_object()) {
     for (const auto& [name, ms] : timings->items())

@@ -193,6 +193,7 @@ void write_view_table(std::ostringstream& h, const ViewTable& t) {
     h << "<p id=\"" << t.id << "\">" << html_escape(t.none) << "</p>\n";
     return;
   }
+  if (!t.intro.empty()) h << "<p>" << html_escape(t.intro) << "</p>\n";
   h << "<table id=\"" << t.id << "\">\n<tr>";
   for (const std::string& header : t.headers) h << "<th>" << html_escape(header) << "</th>";
   h << "</tr>\n";

@@ -127,7 +127,8 @@ struct ViewTable {
   std::string id, title;  // the page's <table id>; the heading of both
   std::vector<std::string> headers;
   std::vector<ViewRow> rows;
-  std::string none;  // said instead of a table without rows
+  std::string none;        // said instead of a table without rows
+  std::string intro = {};  // said before the table, when it has rows
 };
 // One layer of the ladder: its state, the page's class for it, and what it counted.
 struct LadderStep {

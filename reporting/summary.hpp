@@ -2,7 +2,7 @@
 // a table of the failures, errors and skips with their reasons (a failure or error whose case's
 // report names a cause of the check's catalogue names that cause and its next action), a table
 // of the warnings of the cases' reports, whatever their verdict, and the tables of its view (a
-// fleet's nodes by outcome and where each layer fails).
+// fleet's nodes by outcome and where each layer fails): every table through one renderer.
 #pragma once
 
 #include <string>

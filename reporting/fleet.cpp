@@ -78,11 +78,10 @@ std::map<std::string, std::vector<const FleetUnit*>> by_node(const Fleet& fleet)
 // Each node's row: its outcome, its GPUs by state, and how its failing ones failed; failing
 // nodes first, since they are why anyone reads this.
 ViewTable nodes_table(const Fleet& fleet) {
-  struct Row {
-    bool failing;
-    ViewRow row;
-  };
-  std::vector<Row> rows;
+  ViewTable table{"nodes", "The fleet: nodes by outcome",
+                  {"node", "outcome", "GPUs", "passed", "failed", "no report", "where it fails"},
+                  {}, ""};
+  std::vector<ViewRow> healthy;
   for (const auto& [node, units] : by_node(fleet)) {
     std::size_t passed = 0, failed = 0, missing = 0;
     std::set<std::string> layers;
@@ -103,60 +102,44 @@ ViewTable nodes_table(const Fleet& fleet) {
     std::string where;
     for (const std::string& l : layers) where += (where.empty() ? "" : ", ") + l;
     if (where.empty()) where = "-";
-    rows.push_back({failed + missing > 0,
-                    {{{"node", node}, {"outcome", outcome}},
-                     {{node},
-                      {outcome, outcome == "healthy" ? "passed" : "failed"},
-                      {std::to_string(units.size())},
-                      {std::to_string(passed)},
-                      {std::to_string(failed)},
-                      {std::to_string(missing)},
-                      {where}}}});
+    (outcome == "healthy" ? healthy : table.rows)
+        .push_back({{{"node", node}, {"outcome", outcome}},
+                    {{node},
+                     {outcome, outcome == "healthy" ? "passed" : "failed"},
+                     {std::to_string(units.size())},
+                     {std::to_string(passed)},
+                     {std::to_string(failed)},
+                     {std::to_string(missing)},
+                     {where}}});
   }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row& a, const Row& b) { return a.failing > b.failing; });
-  ViewTable table{"nodes", "The fleet: nodes by outcome",
-                  {"node", "outcome", "GPUs", "passed", "failed", "no report", "where it fails"},
-                  {}, ""};
-  for (Row& r : rows) table.rows.push_back(std::move(r.row));
+  table.rows.insert(table.rows.end(), healthy.begin(), healthy.end());
   return table;
 }
 
-// Layer (or "no report") -> the units that stopped there: the layers in their order, then
+// Each layer (or "no report") with the GPUs that stopped there: the layers in their order, then
 // any other stage a failed report names (output, complete, one unknown), then "no report".
-std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> failures_by_layer(
-    const Fleet& fleet) {
-  std::vector<std::pair<std::string, std::vector<const FleetUnit*>>> out;
-  auto add = [&out](const std::string& layer, const FleetUnit* u) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == layer; });
-    if (it == out.end()) it = out.insert(out.end(), {layer, {}});
-    it->second.push_back(u);
-  };
-  for (const char* layer : kLayers)
-    for (const FleetUnit& u : fleet.units)
-      if (u.state == UnitState::Failed && u.report.stage == layer) add(layer, &u);
-  const int past_layers = static_cast<int>(kLayerCount);
-  for (const FleetUnit& u : fleet.units) {
-    const int rank = stage_rank(u.report.stage);
-    if (u.state == UnitState::Failed && (rank < 0 || rank == past_layers)) add(u.report.stage, &u);
-  }
-  for (const FleetUnit& u : fleet.units)
-    if (u.state == UnitState::Missing || u.state == UnitState::Unreadable) add("no report", &u);
-  return out;
-}
-
-// Each layer (or "no report") with the GPUs that stopped there.
 ViewTable where_table(const Fleet& fleet) {
   ViewTable table{"where", "Which layer fails where", {"layer", "GPUs", "where"}, {},
                   "Nowhere: every GPU passed."};
-  for (const auto& [layer, units] : failures_by_layer(fleet)) {
+  std::vector<std::string> layers(std::begin(kLayers), std::end(kLayers));
+  for (const FleetUnit& u : fleet.units)
+    if (u.state == UnitState::Failed &&
+        std::find(layers.begin(), layers.end(), u.report.stage) == layers.end())
+      layers.push_back(u.report.stage);
+  layers.push_back("no report");
+  for (const std::string& layer : layers) {
+    std::size_t count = 0;
     std::string where;
-    for (const FleetUnit* u : units) {
-      where += (where.empty() ? "" : ", ") + u->id();
-      if (u->state == UnitState::Failed) where += " " + u->verdict_words(false);
+    for (const FleetUnit& u : fleet.units) {
+      const bool failed = u.state == UnitState::Failed;
+      if (failed ? u.report.stage != layer
+                 : u.state == UnitState::Passed || layer != "no report")
+        continue;
+      ++count;
+      where += (where.empty() ? "" : ", ") + u.id() + (failed ? " " + u.verdict_words(false) : "");
     }
-    table.rows.push_back(
-        {{{"layer", layer}}, {{layer}, {std::to_string(units.size())}, {where}}});
+    if (count > 0)
+      table.rows.push_back({{{"layer", layer}}, {{layer}, {std::to_string(count)}, {where}}});
   }
   return table;
 }

@@ -130,6 +130,41 @@ TEST(FleetExpected, RejectsWhatIsNotNodeDotUnit) {
   EXPECT_THROW(parse_expected("../etc.0\n"), InputError);
 }
 
+// The fleet's two tables: failing nodes first; each layer where GPUs stopped in the layers' order,
+// then any other stage a failed report names, then the GPUs without a report.
+TEST(FleetView, NodesFailingFirstAndWhereEachLayerFailsInTheLayersOrder) {
+  const auto unit = [](const std::string& node, UnitState state, const std::string& stage) {
+    FleetUnit u;
+    u.node = node;
+    u.unit = "0";
+    u.state = state;
+    u.report.stage = stage;
+    u.report.code = "X";
+    u.report.exit_code = 1;
+    return u;
+  };
+  Fleet fleet;
+  fleet.units = {unit("a", UnitState::Failed, "output"),    unit("b", UnitState::Missing, ""),
+                 unit("c", UnitState::Failed, "compute"),   unit("d", UnitState::Passed, "complete"),
+                 unit("e", UnitState::Failed, "import"),    unit("f", UnitState::Unreadable, ""),
+                 unit("g", UnitState::Failed, "compute")};
+  const Report report = fleet_report(fleet, "t");
+  ASSERT_TRUE(report.view.has_value());
+  const auto column = [](const ViewTable& table, std::size_t i) {
+    std::vector<std::string> out;
+    for (const ViewRow& row : table.rows) out.push_back(row.cells.at(i).text);
+    return out;
+  };
+  EXPECT_EQ(column(report.view->tables.at(0), 0),
+            (std::vector<std::string>{"a", "b", "c", "e", "f", "g", "d"}));
+  const ViewTable& where = report.view->tables.at(1);
+  EXPECT_EQ(column(where, 0),
+            (std::vector<std::string>{"import", "compute", "output", "no report"}));
+  EXPECT_EQ(column(where, 1), (std::vector<std::string>{"1", "2", "1", "2"}));
+  EXPECT_EQ(column(where, 2),
+            (std::vector<std::string>{"e.0 X(1)", "c.0 X(1), g.0 X(1)", "a.0 X(1)", "b.0, f.0"}));
+}
+
 TEST_F(FleetTest, WithoutExpectedUnitsOrFolderIsAnInputError) {
   EXPECT_THROW(read_fleet(dir_, {}), InputError);
   EXPECT_THROW(read_fleet(dir_ / "absent", {"n1.0"}), InputError);

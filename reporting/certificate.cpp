@@ -5,15 +5,13 @@
 #include <set>
 
 #include "junit_text.hpp"
+#include "util/text.hpp"
 
 namespace kd::junit {
 namespace {
 
 std::string join(const std::set<std::string>& values, const std::string& otherwise) {
-  if (values.empty()) return otherwise;
-  std::string out;
-  for (const std::string& v : values) out += (out.empty() ? "" : ", ") + v;
-  return out;
+  return values.empty() ? otherwise : kd::joined({values.begin(), values.end()}, ", ");
 }
 
 std::string layer_result(const Counts& c) {

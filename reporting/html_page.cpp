@@ -80,6 +80,7 @@ struct HtmlReport {
   std::map<std::string, std::vector<HtmlCase>> by_layer;
   std::map<std::string, LayerState> layers;
   std::vector<std::string> layer_order;  // the ladder's layers first, then the others by name
+  std::size_t warnings = 0, warned_cases = 0;  // the cases' reports' warnings, and in how many
 };
 
 // Each suite's variant and its other properties as facts of that variant; each case counted and
@@ -112,6 +113,8 @@ HtmlReport html_report(const Report& report, const CaseReports& case_json, const
         c.cause = cause_met(causes, *c.json);
         for (const ReportWarning& w : c.json->warnings)
           c.warnings.push_back({&w, w.type.empty() ? nullptr : causes.by_type(w.type)});
+        r.warnings += c.warnings.size();
+        r.warned_cases += c.warnings.empty() ? 0 : 1;
       }
       r.by_layer[rc.classname].push_back(std::move(c));
     }
@@ -142,20 +145,13 @@ void write_head(std::ostringstream& h, const std::string& title, const HtmlRepor
     << "</p>\n<p id=\"counts\">" << n.tests << " tests in the report (the certificate's own "
     << "included): " << n.passed << " passed, " << n.failures << " failed, " << n.errors
     << " errors, " << n.skipped << " skipped.</p>\n";
-  std::size_t warnings = 0, cases = 0;
-  for (const auto& [layer, list] : r.by_layer) {
-    for (const HtmlCase& c : list) {
-      warnings += c.warnings.size();
-      cases += c.warnings.empty() ? 0 : 1;
-    }
-  }
-  h << "<p id=\"warnings\" data-warnings=\"" << warnings << "\">";
-  if (warnings == 0) {
+  h << "<p id=\"warnings\" data-warnings=\"" << r.warnings << "\">";
+  if (r.warnings == 0) {
     h << "No warning in the cases' reports.</p>\n";
     return;
   }
-  h << plural(warnings, "warning", "warnings") << " in the reports of "
-    << plural(cases, "case", "cases") << " (marked below): what the check noticed without "
+  h << plural(r.warnings, "warning", "warnings") << " in the reports of "
+    << plural(r.warned_cases, "case", "cases") << " (marked below): what the check noticed without "
     << "failing for it, which changes no verdict and no exit code.</p>\n";
 }
 

@@ -43,12 +43,8 @@ bool is_location_line(std::string_view line) {
 }
 
 std::string last_nonempty_line(std::string_view text) {
-  auto lines = split_lines(text);
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-    std::string_view line = trim(*it);
-    if (!line.empty()) return std::string(line);
-  }
-  return "";
+  text = trim(text);
+  return std::string(trim(text.substr(text.rfind('\n') + 1)));  // npos + 1 is 0
 }
 
 // Cut at a character boundary so that the result stays valid UTF-8.

@@ -25,9 +25,10 @@ std::string format_limit(double seconds) {
   return buffer;
 }
 
-// GoogleTest opens each assertion with where it is ("path:42" in XML, "path:42: Failure" on
-// the console); that says nothing about why, so summaries skip it.
-bool is_location_line(std::string_view line) {
+// Where GoogleTest says an assertion or a skip is ("path:42" in a record, "path:42: Failure" or
+// "path:42: Skipped" on the console): "path:42", which says nothing about why, so summaries skip
+// it; nullopt for any other line.
+std::optional<std::string_view> location(std::string_view line) {
   for (std::string_view suffix : {": Failure", ": Skipped"}) {
     if (line.size() > suffix.size() &&
         line.substr(line.size() - suffix.size()) == suffix) {
@@ -36,10 +37,12 @@ bool is_location_line(std::string_view line) {
     }
   }
   std::size_t colon = line.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 == line.size()) return false;
-  if (line.find(' ') != std::string_view::npos) return false;
-  return std::all_of(line.begin() + static_cast<std::ptrdiff_t>(colon) + 1, line.end(),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == line.size()) return {};
+  if (line.find(' ') != std::string_view::npos) return {};
+  if (!std::all_of(line.begin() + static_cast<std::ptrdiff_t>(colon) + 1, line.end(),
+                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+    return {};
+  return line;
 }
 
 std::string last_nonempty_line(std::string_view text) {
@@ -60,33 +63,24 @@ std::string skip_reason(std::string_view text) {
   std::string reason;
   for (std::string_view line : split_lines(text)) {
     line = trim(line);
-    if (line.empty() || is_location_line(line)) continue;
+    if (line.empty() || location(line)) continue;
     if (!reason.empty()) reason += ' ';
     reason += line;
   }
   return reason;
 }
 
-// The skip GoogleTest printed on the console, in the form of its XML record: the location line
-// ("path:42: Skipped" becomes "path:42") and the reason's lines, up to "[  SKIPPED ]". Empty
-// when the output holds no skip. Serves the gtest programs that write no XML.
+// The skip GoogleTest printed on the console, from its "path:42: Skipped" line up to
+// "[  SKIPPED ]"; empty when the output holds none. Serves the gtest programs that write no record.
 std::string console_skip_text(std::string_view output) {
   constexpr std::string_view kSkipped = ": Skipped";
   std::string text;
-  bool inside = false;
   for (std::string_view line : split_lines(output)) {
-    if (!inside) {
-      std::string_view t = trim(line);
-      if (t.size() > kSkipped.size() && t.substr(t.size() - kSkipped.size()) == kSkipped &&
-          is_location_line(t)) {
-        text = std::string(t.substr(0, t.size() - kSkipped.size()));
-        inside = true;
-      }
-      continue;
-    }
-    if (line.rfind("[  SKIPPED ]", 0) == 0) return text;
-    text += '\n';
-    text += line;
+    if (!text.empty() && line.rfind("[  SKIPPED ]", 0) == 0) return text;
+    const std::string_view t = trim(line);
+    if (!text.empty() || (t.size() > kSkipped.size() &&
+                          t.substr(t.size() - kSkipped.size()) == kSkipped && location(t)))
+      text += std::string(line) + "\n";
   }
   return "";
 }
@@ -320,7 +314,7 @@ class Decision {
     r_.body = r_.message;
     for (std::string_view line : split_lines(skip_text)) {
       line = trim(line);
-      if (is_location_line(line)) r_.body += "\nSkipped at " + std::string(line);
+      if (const auto at = location(line)) r_.body += "\nSkipped at " + std::string(*at);
     }
   }
 
@@ -357,7 +351,7 @@ std::string headline(std::string_view text) {
     line = trim(line);
     if (line.empty()) continue;
     if (first_nonempty.empty()) first_nonempty = line;
-    if (is_location_line(line) || line == "Failed") continue;
+    if (location(line) || line == "Failed") continue;
     return cut(line, 200);
   }
   return cut(first_nonempty, 200);

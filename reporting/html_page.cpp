@@ -56,19 +56,17 @@ struct HtmlCase {
   bool failed() const { return verdict == "failed" || verdict == "error"; }
 };
 
-struct LayerState {
-  std::size_t passed = 0, failed = 0, skipped = 0;
-  std::string state() const {
-    if (failed > 0) return "failed";
-    if (passed == 0) return skipped == 0 ? "not run" : "skipped";
-    return skipped > 0 ? "passed, with skips" : "passed";
-  }
-  std::string css() const { return failed > 0 ? "failed" : passed == 0 ? "skipped" : "passed"; }
-  std::string counted() const {
-    return std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " +
-           std::to_string(skipped) + " skipped";
-  }
-};
+// A layer's step of the ladder, from the counts of its cases.
+LadderStep layer_step(const std::string& layer, const Counts& n) {
+  const std::size_t failed = n.failures + n.errors;
+  const std::string state = failed > 0      ? "failed"
+                            : n.passed == 0 ? (n.skipped == 0 ? "not run" : "skipped")
+                            : n.skipped > 0 ? "passed, with skips"
+                                            : "passed";
+  return {layer, state, failed > 0 ? "failed" : n.passed == 0 ? "skipped" : "passed",
+          std::to_string(n.passed) + " passed, " + std::to_string(failed) + " failed, " +
+              std::to_string(n.skipped) + " skipped"};
+}
 
 // What the page shows, read from the report.
 struct HtmlReport {
@@ -78,7 +76,7 @@ struct HtmlReport {
   std::vector<std::string> fact_order;
   std::vector<std::pair<std::string, std::string>> certificates;  // variant, plain words
   std::map<std::string, std::vector<HtmlCase>> by_layer;
-  std::map<std::string, LayerState> layers;
+  std::map<std::string, Counts> layers;
   std::vector<std::string> layer_order;  // the ladder's layers first, then the others by name
   std::size_t warnings = 0, warned_cases = 0;  // the cases' reports' warnings, and in how many
 };
@@ -104,10 +102,7 @@ HtmlReport html_report(const Report& report, const CaseReports& case_json, const
       }
       HtmlCase c{&rc, s.variant, verdict_word(rc.verdict),
                  "case-" + std::to_string(r.counts.tests)};
-      LayerState& state = r.layers[rc.classname];
-      ++(c.verdict == "passed"    ? state.passed
-         : c.verdict == "skipped" ? state.skipped
-                                  : state.failed);
+      r.layers[rc.classname].add(rc.verdict);
       c.json = report_of_case(case_json, c.variant, rc.classname, rc.name);
       if (c.json != nullptr) {
         c.cause = cause_met(causes, *c.json);
@@ -211,12 +206,9 @@ void write_ladder(std::ostringstream& h, const HtmlReport& r,
                   const std::optional<ReportView>& view) {
   const bool own = view && !view->ladder.empty();
   std::vector<LadderStep> steps = own ? view->ladder : std::vector<LadderStep>{};
-  if (!own) {
-    for (const char* layer : kLayers) {
-      const LayerState s = r.layers.count(layer) ? r.layers.at(layer) : LayerState{};
-      steps.push_back({layer, s.state(), s.css(), s.counted()});
-    }
-  }
+  if (!own)
+    for (const char* layer : kLayers)
+      steps.push_back(layer_step(layer, r.layers.count(layer) ? r.layers.at(layer) : Counts{}));
   h << "<h2>The layers</h2>\n<ol class=\"ladder\" id=\"ladder\""
     << (own ? attr("data-counts", view->counts) : "") << ">\n";
   for (const LadderStep& s : steps)
@@ -299,10 +291,10 @@ void write_cases(std::ostringstream& h, const HtmlReport& r) {
   for (const std::string& layer : r.layer_order) {
     const auto found = r.by_layer.find(layer);
     if (found == r.by_layer.end()) continue;
-    const LayerState& s = r.layers.at(layer);
+    const LadderStep s = layer_step(layer, r.layers.at(layer));
     h << "<section class=\"layer\"" << attr("data-layer", layer) << ">\n<h3>" << html_escape(layer)
-      << " <span class=\"" << s.css() << "\">" << html_escape(s.state()) << "</span> ("
-      << s.counted() << ")</h3>\n";
+      << " <span class=\"" << s.css << "\">" << html_escape(s.state) << "</span> (" << s.counted
+      << ")</h3>\n";
     for (const HtmlCase& c : found->second) write_case(h, c);
     h << "</section>\n";
   }

@@ -73,13 +73,13 @@ class Writer {
   int depth_ = 0;
 };
 
+// The element of each verdict but a pass.
+constexpr std::pair<const char*, Verdict> kVerdictTags[] = {
+    {"failure", Verdict::Failure}, {"error", Verdict::Error}, {"skipped", Verdict::Skipped}};
+
 const char* verdict_tag(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::Failure: return "failure";
-    case Verdict::Error: return "error";
-    case Verdict::Skipped: return "skipped";
-    case Verdict::Passed: break;
-  }
+  for (const auto& [tag, v] : kVerdictTags)
+    if (v == verdict) return tag;
   return nullptr;
 }
 
@@ -161,9 +161,7 @@ ReportCase read_case(const xmlNode* tc) {
   if (c.classname.rfind(kClassPrefix, 0) == 0)
     c.classname = c.classname.substr(std::string(kClassPrefix).size());
   c.time = parse_double(attr(tc, "time"));
-  for (const auto& [tag, verdict] : {std::pair{"failure", Verdict::Failure},
-                                     std::pair{"error", Verdict::Error},
-                                     std::pair{"skipped", Verdict::Skipped}}) {
+  for (const auto& [tag, verdict] : kVerdictTags) {
     if (const xmlNode* e = child(tc, tag)) {
       c.verdict = verdict;
       c.type = attr(e, "type");

@@ -15,27 +15,11 @@ namespace kd::junit {
 // page.css, built in (kd_embed, reporting/CMakeLists.txt).
 std::string_view page_style();
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 namespace {
 
 // ` name="value"`, the value escaped.
 std::string attr(const char* name, std::string_view value) {
-  return std::string(" ") + name + "=\"" + html_escape(value) + "\"";
+  return std::string(" ") + name + "=\"" + escape_markup(value) + "\"";
 }
 
 // A warning of a case's report, and the catalogue's cause its type names (nullptr for none).
@@ -129,12 +113,12 @@ void write_head(std::ostringstream& h, const std::string& title, const HtmlRepor
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     << "<meta name=\"color-scheme\" content=\"light dark\">\n"
-    << "<title>" << html_escape(title) << ": certificate</title>\n<style>\n" << page_style()
+    << "<title>" << escape_markup(title) << ": certificate</title>\n<style>\n" << page_style()
     << "</style>\n</head>\n<body>\n"
     << "<main id=\"certificate\" data-tests=\"" << n.tests << "\" data-passed=\"" << n.passed
     << "\" data-failed=\"" << n.failures << "\" data-errors=\"" << n.errors
     << "\" data-skipped=\"" << n.skipped << "\" data-certified=\"" << (certified ? "yes" : "no")
-    << "\">\n<h1>" << html_escape(title) << ": certificate</h1>\n"
+    << "\">\n<h1>" << escape_markup(title) << ": certificate</h1>\n"
     << "<p class=\"verdict " << (certified ? "passed" : "failed") << "\" id=\"verdict\">"
     << (certified ? "CERTIFIED: no case failed." : "NOT CERTIFIED: a case failed or erred.")
     << "</p>\n<p id=\"counts\">" << n.tests << " tests in the report (the certificate's own "
@@ -158,35 +142,35 @@ void write_environment(std::ostringstream& h, const HtmlReport& r) {
   } else {
     h << "<table id=\"environment\">\n<tr><th>fact</th>";
     for (const std::string& v : r.variants)
-      h << "<th>" << html_escape(v.empty() ? "value" : v) << "</th>";
+      h << "<th>" << escape_markup(v.empty() ? "value" : v) << "</th>";
     h << "</tr>\n";
     for (const std::string& name : r.fact_order) {
-      h << "<tr" << attr("data-property", name) << "><th>" << html_escape(name) << "</th>";
+      h << "<tr" << attr("data-property", name) << "><th>" << escape_markup(name) << "</th>";
       const auto& values = r.facts.at(name);
       for (const std::string& v : r.variants) {
         const auto it = values.find(v);
         h << "<td" << attr("data-variant", v) << ">"
-          << html_escape(it == values.end() ? "-" : it->second) << "</td>";
+          << escape_markup(it == values.end() ? "-" : it->second) << "</td>";
       }
       h << "</tr>\n";
     }
     h << "</table>\n";
   }
   for (const auto& [variant, text] : r.certificates)
-    h << "<pre class=\"statement\"" << attr("data-variant", variant) << ">" << html_escape(text)
+    h << "<pre class=\"statement\"" << attr("data-variant", variant) << ">" << escape_markup(text)
       << "</pre>\n";
 }
 
 // A table of the report's view, or what it says without rows.
 void write_view_table(std::ostringstream& h, const ViewTable& t) {
-  h << "<h2>" << html_escape(t.title) << "</h2>\n";
+  h << "<h2>" << escape_markup(t.title) << "</h2>\n";
   if (t.rows.empty()) {
-    h << "<p id=\"" << t.id << "\">" << html_escape(t.none) << "</p>\n";
+    h << "<p id=\"" << t.id << "\">" << escape_markup(t.none) << "</p>\n";
     return;
   }
-  if (!t.intro.empty()) h << "<p>" << html_escape(t.intro) << "</p>\n";
+  if (!t.intro.empty()) h << "<p>" << escape_markup(t.intro) << "</p>\n";
   h << "<table id=\"" << t.id << "\">\n<tr>";
-  for (const std::string& header : t.headers) h << "<th>" << html_escape(header) << "</th>";
+  for (const std::string& header : t.headers) h << "<th>" << escape_markup(header) << "</th>";
   h << "</tr>\n";
   for (const ViewRow& row : t.rows) {
     h << "<tr";
@@ -194,7 +178,7 @@ void write_view_table(std::ostringstream& h, const ViewTable& t) {
     h << ">";
     for (const ViewCell& cell : row.cells)
       h << "<td" << (cell.css.empty() ? "" : " class=\"" + cell.css + "\"") << ">"
-        << html_escape(cell.text) << "</td>";
+        << escape_markup(cell.text) << "</td>";
     h << "</tr>\n";
   }
   h << "</table>\n";
@@ -214,13 +198,13 @@ void write_ladder(std::ostringstream& h, const HtmlReport& r,
   for (const LadderStep& s : steps)
     h << "<li class=\"" << s.css << "\" data-layer=\"" << s.layer << "\""
       << attr("data-state", s.state) << "><strong>" << s.layer
-      << "</strong>: " << html_escape(s.state) << " (" << s.counted << ")</li>\n";
+      << "</strong>: " << escape_markup(s.state) << " (" << s.counted << ")</li>\n";
   h << "</ol>\n";
 }
 
 // "<a href="#cause-KEY">title</a>", a link to the catalogue's row of a cause.
 std::string cause_link(const CauseRow& row) {
-  return "<a href=\"#cause-" + html_escape(row.key) + "\">" + html_escape(row.title) + "</a>";
+  return "<a href=\"#cause-" + escape_markup(row.key) + "\">" + escape_markup(row.title) + "</a>";
 }
 
 // The cause a case's report names: for a failed or erred case, prominent, with its next action
@@ -231,18 +215,18 @@ void write_case_cause(std::ostringstream& h, const HtmlCase& c) {
   if (c.cause) {
     const CauseRow& row = *c.cause->row;
     const std::string link =
-        cause_link(row) + " (<code>" + html_escape(row.error_type) + "</code>)";
+        cause_link(row) + " (<code>" + escape_markup(row.error_type) + "</code>)";
     if (!c.failed()) {
       h << "<div class=\"cause-met\"" << attr("data-cause", row.key) << ">Cause met: " << link
         << "</div>\n";
     } else {
       h << "<div class=\"cause\"" << attr("data-cause", row.key) << ">\n"
-        << "<div class=\"cause-title\">Cause: " << link << ", " << html_escape(row.stage)
-        << " layer, " << html_escape(row.code) << " (" << row.exit_code << ")</div>\n"
-        << "<div class=\"next-action\">Next action: " << html_escape(row.next_action)
+        << "<div class=\"cause-title\">Cause: " << link << ", " << escape_markup(row.stage)
+        << " layer, " << escape_markup(row.code) << " (" << row.exit_code << ")</div>\n"
+        << "<div class=\"next-action\">Next action: " << escape_markup(row.next_action)
         << "</div>\n";
       if (!c.cause->message.empty())
-        h << "<div class=\"said\">The check said: " << html_escape(c.cause->message) << "</div>\n";
+        h << "<div class=\"said\">The check said: " << escape_markup(c.cause->message) << "</div>\n";
       h << "</div>\n";
     }
   }
@@ -252,10 +236,10 @@ void write_case_cause(std::ostringstream& h, const HtmlCase& c) {
     const ReportWarning& w = *hw.warning;
     h << "<div class=\"warning\"" << attr("data-warning-type", w.type)
       << attr("data-stage", w.stage) << ">Warning"
-      << (w.stage.empty() ? "" : ", " + html_escape(w.stage) + " stage") << ": <code>"
-      << html_escape(w.type) << "</code>"
+      << (w.stage.empty() ? "" : ", " + escape_markup(w.stage) + " stage") << ": <code>"
+      << escape_markup(w.type) << "</code>"
       << (hw.row != nullptr ? " (" + cause_link(*hw.row) + ")" : "") << ": "
-      << html_escape(w.message) << "</div>\n";
+      << escape_markup(w.message) << "</div>\n";
   }
   h << "</div>\n";
 }
@@ -264,24 +248,24 @@ void write_case(std::ostringstream& h, const HtmlCase& c) {
   const ReportCase& rc = *c.rc;
   h << "<div class=\"case\"" << attr("data-case", c.key()) << " data-verdict=\"" << c.verdict
     << "\"" << (c.variant.empty() ? "" : attr("data-variant", c.variant)) << " id=\"" << c.anchor
-    << "\"><strong>" << html_escape(rc.name) << "</strong>"
-    << (c.variant.empty() ? "" : " [" + html_escape(c.variant) + "]") << " <span class=\""
+    << "\"><strong>" << escape_markup(rc.name) << "</strong>"
+    << (c.variant.empty() ? "" : " [" + escape_markup(c.variant) + "]") << " <span class=\""
     << (c.verdict == "error" ? "failed" : c.verdict) << "\">" << c.verdict << "</span>\n";
   if (!rc.promise.empty())
-    h << "<div class=\"promise\">Promise: " << html_escape(rc.promise) << "</div>\n";
+    h << "<div class=\"promise\">Promise: " << escape_markup(rc.promise) << "</div>\n";
   if (!rc.declared.empty())
-    h << "<div class=\"promise\">Declared at <code>" << html_escape(rc.declared)
+    h << "<div class=\"promise\">Declared at <code>" << escape_markup(rc.declared)
       << "</code></div>\n";
   if (c.verdict != "passed")
     h << "<div class=\"reason\">" << (c.verdict == "skipped" ? "Skipped: " : "")
-      << html_escape(rc.message) << "</div>\n";
+      << escape_markup(rc.message) << "</div>\n";
   write_case_cause(h, c);
   if (c.failed())
-    h << "<details><summary>What went wrong</summary><pre>" << html_escape(rc.body)
+    h << "<details><summary>What went wrong</summary><pre>" << escape_markup(rc.body)
       << "</pre></details>\n";
   if (c.json != nullptr)
     h << "<details class=\"json\"><summary>The check's JSON report</summary><pre>"
-      << html_escape(c.json->text) << "</pre></details>\n";
+      << escape_markup(c.json->text) << "</pre></details>\n";
   h << "</div>\n";
 }
 
@@ -292,8 +276,8 @@ void write_cases(std::ostringstream& h, const HtmlReport& r) {
     const auto found = r.by_layer.find(layer);
     if (found == r.by_layer.end()) continue;
     const LadderStep s = layer_step(layer, r.layers.at(layer));
-    h << "<section class=\"layer\"" << attr("data-layer", layer) << ">\n<h3>" << html_escape(layer)
-      << " <span class=\"" << s.css << "\">" << html_escape(s.state) << "</span> (" << s.counted
+    h << "<section class=\"layer\"" << attr("data-layer", layer) << ">\n<h3>" << escape_markup(layer)
+      << " <span class=\"" << s.css << "\">" << escape_markup(s.state) << "</span> (" << s.counted
       << ")</h3>\n";
     for (const HtmlCase& c : found->second) write_case(h, c);
     h << "</section>\n";
@@ -330,17 +314,17 @@ std::map<std::string, std::vector<MetBy>> cases_by_cause(const HtmlReport& r) {
 void write_cause_row(std::ostringstream& h, const CauseRow& row, const std::vector<MetBy>& met) {
   const bool by_failed = std::any_of(met.begin(), met.end(),
                                      [](const MetBy& m) { return !m.warned && m.c->failed(); });
-  h << "<tr id=\"cause-" << html_escape(row.key) << "\"" << attr("data-cause", row.key)
+  h << "<tr id=\"cause-" << escape_markup(row.key) << "\"" << attr("data-cause", row.key)
     << attr("data-error-type", row.error_type) << " data-met=\"" << met.size() << "\""
     << (met.empty() ? "" : by_failed ? " class=\"met by-failed\"" : " class=\"met\"") << "><td>"
-    << html_escape(row.stage) << "</td><td>" << html_escape(row.title) << "</td><td><code>"
-    << html_escape(row.error_type) << "</code></td><td>" << html_escape(row.next_action)
+    << escape_markup(row.stage) << "</td><td>" << escape_markup(row.title) << "</td><td><code>"
+    << escape_markup(row.error_type) << "</code></td><td>" << escape_markup(row.next_action)
     << "</td><td>" << (met.empty() ? "-" : "");
   for (std::size_t i = 0; i < met.size(); ++i) {
     const HtmlCase& c = *met[i].c;
     h << (i ? ", " : "") << "<a href=\"#" << c.anchor << "\" class=\""
       << (met[i].warned ? "warned" : c.failed() ? "failed" : c.verdict) << "\">"
-      << html_escape(c.key()) << (c.variant.empty() ? "" : " [" + html_escape(c.variant) + "]")
+      << escape_markup(c.key()) << (c.variant.empty() ? "" : " [" + escape_markup(c.variant) + "]")
       << "</a>" << (met[i].warned ? " (a warning)" : "");
   }
   h << "</td></tr>\n";

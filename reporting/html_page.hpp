@@ -7,15 +7,11 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 
 #include "cause_coverage.hpp"
 #include "junit_report.hpp"
 
 namespace kd::junit {
-
-// `text` with & < > " ' as character references.
-std::string html_escape(std::string_view text);
 
 // The page of a sealed or read report, as docs/dashboards.md describes it: its view first when it
 // has one (a fleet's tables, above the environment; its own ladder, counting GPUs), each case's

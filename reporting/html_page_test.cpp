@@ -1,6 +1,7 @@
 // Covers html_page.hpp: the certificate as a self-contained page.
 #include "html_page.hpp"
 #include "certificate.hpp"
+#include "junit_text.hpp"
 #include "junit_xml.hpp"
 
 #include <gtest/gtest.h>
@@ -22,9 +23,9 @@ namespace {
 using namespace kd::junit::testing;
 
 TEST(JunitHtml, EscapesEveryMarkupCharacter) {
-  EXPECT_EQ(html_escape("<a href=\"x\">it's & </a>"),
+  EXPECT_EQ(escape_markup("<a href=\"x\">it's & </a>"),
             "&lt;a href=&quot;x&quot;&gt;it&#39;s &amp; &lt;/a&gt;");
-  EXPECT_EQ(html_escape("plain"), "plain");
+  EXPECT_EQ(escape_markup("plain"), "plain");
 }
 
 // A report with an import layer whose failure carries markup, and a passing device layer.

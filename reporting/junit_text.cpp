@@ -67,6 +67,22 @@ std::string one_line(std::string_view text) {
   return line;
 }
 
+std::string escape_markup(std::string_view text, bool quotes) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += quotes ? "&quot;" : "\""; break;
+      case '\'': out += quotes ? "&#39;" : "'"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string xml_safe(std::string_view text) {
   std::string out;
   out.reserve(text.size());

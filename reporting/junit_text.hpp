@@ -31,6 +31,10 @@ std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir, 
 // Newlines and tabs as spaces.
 std::string one_line(std::string_view text);
 
+// `text` with the characters markup gives a meaning as character references, for XML and HTML
+// alike: & < > always, and with `quotes` " and ' too (as &quot; and &#39;).
+std::string escape_markup(std::string_view text, bool quotes = true);
+
 // Valid UTF-8 with only the characters XML 1.0 allows; anything else becomes visible text.
 std::string xml_safe(std::string_view text);
 

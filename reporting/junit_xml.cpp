@@ -18,16 +18,7 @@ namespace {
 // `text` made safe for XML 1.0 (seal() did so already; nothing unsafe is ever written), with
 // the characters XML gives a meaning escaped; an attribute on one line, its quotes escaped too.
 void escaped(std::string& out, const std::string& text, bool attribute) {
-  for (const char c : xml_safe(attribute ? one_line(text) : text)) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += attribute ? "&quot;" : "\""; break;
-      case '\'': out += attribute ? "&apos;" : "'"; break;
-      default: out += c;
-    }
-  }
+  out += escape_markup(xml_safe(attribute ? one_line(text) : text), attribute);
 }
 
 using Attributes = std::vector<std::pair<const char*, std::string>>;

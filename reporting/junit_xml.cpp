@@ -15,15 +15,11 @@ namespace {
 
 // ---- writing ---------------------------------------------------------------------------------
 
-// `text` made safe for XML 1.0 (seal() did so already; nothing unsafe is ever written), with
-// the characters XML gives a meaning escaped; an attribute on one line, its quotes escaped too.
-void escaped(std::string& out, const std::string& text, bool attribute) {
-  out += escape_markup(xml_safe(attribute ? one_line(text) : text), attribute);
-}
-
 using Attributes = std::vector<std::pair<const char*, std::string>>;
 
-// One element per line, four spaces deeper per level; one that holds text holds it inline.
+// One element per line, four spaces deeper per level; one that holds text holds it inline. Text
+// is made safe for XML 1.0 (seal() did so already: nothing unsafe is ever written) and escaped;
+// an attribute on one line, its quotes escaped too.
 class Writer {
  public:
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -45,9 +41,7 @@ class Writer {
       out += "/>\n";
       return;
     }
-    out += ">";
-    escaped(out, text, false);
-    out += std::string("</") + name + ">\n";
+    out += ">" + escape_markup(xml_safe(text), false) + "</" + name + ">\n";
   }
 
  private:
@@ -55,11 +49,8 @@ class Writer {
   void start(const char* name, const Attributes& attributes) {
     indent();
     out += std::string("<") + name;
-    for (const auto& [key, value] : attributes) {
-      out += std::string(" ") + key + "=\"";
-      escaped(out, value, true);
-      out += "\"";
-    }
+    for (const auto& [key, value] : attributes)
+      out += std::string(" ") + key + "=\"" + escape_markup(xml_safe(one_line(value))) + "\"";
   }
   int depth_ = 0;
 };

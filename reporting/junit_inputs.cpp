@@ -76,13 +76,8 @@ CaseRecords load_records(const std::filesystem::path& dir, std::vector<std::stri
 
 CtestRun run_from_records(const CaseRecords& records) {
   CtestRun run;
-  for (const auto& [name, record] : records) {
-    CtestCase c;
-    c.name = name;
-    c.status = CtestStatus::Started;
-    c.time = record.time;
-    run.cases.push_back(std::move(c));
-  }
+  for (const auto& [name, record] : records)
+    run.cases.push_back(CtestCase{name, CtestStatus::Started, /*reason=*/"", record.time, ""});
   return run;
 }
 

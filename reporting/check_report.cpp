@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 #include "junit_report.hpp"
 #include "junit_text.hpp"
 #include "contract/report_rules.hpp"

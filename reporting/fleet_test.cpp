@@ -144,9 +144,9 @@ TEST(FleetView, NodesFailingFirstAndWhereEachLayerFailsInTheLayersOrder) {
     return u;
   };
   Fleet fleet;
-  fleet.units = {unit("a", UnitState::Failed, "output"),    unit("b", UnitState::Missing, ""),
-                 unit("c", UnitState::Failed, "compute"),   unit("d", UnitState::Passed, "complete"),
-                 unit("e", UnitState::Failed, "import"),    unit("f", UnitState::Unreadable, ""),
+  fleet.units = {unit("a", UnitState::Failed, "output"),  unit("b", UnitState::Missing, ""),
+                 unit("c", UnitState::Failed, "compute"), unit("d", UnitState::Passed, "complete"),
+                 unit("e", UnitState::Failed, "import"),  unit("f", UnitState::Unreadable, ""),
                  unit("g", UnitState::Failed, "compute")};
   const Report report = fleet_report(fleet, "t");
   ASSERT_TRUE(report.view.has_value());

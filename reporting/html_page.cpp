@@ -226,7 +226,8 @@ void write_case_cause(std::ostringstream& h, const HtmlCase& c) {
         << "<div class=\"next-action\">Next action: " << escape_markup(row.next_action)
         << "</div>\n";
       if (!c.cause->message.empty())
-        h << "<div class=\"said\">The check said: " << escape_markup(c.cause->message) << "</div>\n";
+        h << "<div class=\"said\">The check said: " << escape_markup(c.cause->message)
+          << "</div>\n";
       h << "</div>\n";
     }
   }
@@ -276,9 +277,9 @@ void write_cases(std::ostringstream& h, const HtmlReport& r) {
     const auto found = r.by_layer.find(layer);
     if (found == r.by_layer.end()) continue;
     const LadderStep s = layer_step(layer, r.layers.at(layer));
-    h << "<section class=\"layer\"" << attr("data-layer", layer) << ">\n<h3>" << escape_markup(layer)
-      << " <span class=\"" << s.css << "\">" << escape_markup(s.state) << "</span> (" << s.counted
-      << ")</h3>\n";
+    h << "<section class=\"layer\"" << attr("data-layer", layer) << ">\n<h3>"
+      << escape_markup(layer) << " <span class=\"" << s.css << "\">" << escape_markup(s.state)
+      << "</span> (" << s.counted << ")</h3>\n";
     for (const HtmlCase& c : found->second) write_case(h, c);
     h << "</section>\n";
   }

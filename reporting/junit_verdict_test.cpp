@@ -236,7 +236,8 @@ TEST(JunitReasonFirst, EachVerdictButAPassOpensWithItsReasonAndEndsWhereTheCaseI
             "Case declared at suites/compute_cases.cpp:7");
 
   // A disabled test has no body of its own: its reason is its body; no record, no place.
-  EXPECT_EQ(one(ctest("sh.off", CtestStatus::Disabled)).body, "disabled in CTest (DISABLED property)");
+  EXPECT_EQ(one(ctest("sh.off", CtestStatus::Disabled)).body,
+            "disabled in CTest (DISABLED property)");
 }
 
 TEST(JunitVerdict, HeadlineSkipsGtestLocationLines) {

@@ -84,11 +84,10 @@ std::string summary_markdown(const Report& report, const CaseReports& case_json,
       }
       const std::string id = std::string("`") + kClassPrefix + c.classname + "." + c.name + "`";
       const CheckReport* json = report_of_case(case_json, s.variant, c.classname, c.name);
-      for (std::size_t i = 0; json != nullptr && i < json->warnings.size(); ++i) {
-        const ReportWarning& w = json->warnings[i];
-        warnings.rows.push_back({{}, {{s.variant}, {id}, {verdict_word(c.verdict)}, {w.stage},
-                                      {w.type.empty() ? "" : "`" + w.type + "`"}, {w.message}}});
-      }
+      if (json != nullptr)
+        for (const ReportWarning& w : json->warnings)
+          warnings.rows.push_back({{}, {{s.variant}, {id}, {verdict_word(c.verdict)}, {w.stage},
+                                        {w.type.empty() ? "" : "`" + w.type + "`"}, {w.message}}});
       if (c.verdict == Verdict::Passed) continue;
       // The cause the case's report names, with its next action.
       const std::optional<MetCause> met = c.verdict != Verdict::Skipped && json != nullptr
